@@ -1,0 +1,18 @@
+"""pyjax: JAX re-implemented in Python on NumPy.
+
+    import pyjax as jax
+    import pyjax.numpy as jnp
+"""
+__version__ = "0.10.2"
+
+from pyjax._src.config import config  # noqa: F401
+from pyjax._src.core.array import Array  # noqa: F401
+from pyjax._src.numpy import array_methods as _array_methods  # noqa: F401  (installs methods)
+from pyjax import errors, lax, numpy, tree, tree_util  # noqa: F401
+from pyjax._src.api import block_until_ready, device_get, device_put  # noqa: F401
+from pyjax._src.parallel.devices import (  # noqa: F401
+    default_backend, device_count, devices, local_device_count, local_devices, process_count,
+    process_index)
+from pyjax._src.transforms.jit import jit  # noqa: F401
+from pyjax._src.transforms.staging import make_jaxpr  # noqa: F401
+from pyjax._src.alias import alias_as_jax  # noqa: F401

@@ -1,0 +1,88 @@
+"""Eager dispatch: a primitive bound outside any transformation runs its NumPy impl at once.
+
+This module also owns the boundary conversion of user values (Python scalars, NumPy arrays) to
+canonical buffers: it is the one place where dtypes are canonicalised for concrete inputs.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pyjax._src import errors
+from pyjax._src.config import config
+from pyjax._src.core import dtypes
+from pyjax._src.core.array import ArrayImpl
+from pyjax._src.core.avals import ShapedArray
+
+_INT_BOUNDS = {dtypes.int32: (-2**31, 2**31 - 1), dtypes.int64: (-2**63, 2**63 - 1)}
+
+
+def python_int_buffer(value: int, dtype: np.dtype) -> np.ndarray:
+    """A Python int as a 0-d array of `dtype`, raising OverflowError like JAX when it won't fit."""
+    lo, hi = _INT_BOUNDS.get(dtype, (-2**63, 2**64 - 1))
+    if not lo <= value <= hi:
+        raise OverflowError(f"Python int {value} too large to convert to {dtype.name}")
+    return np.asarray(value, dtype)
+
+
+def scalar_buffer(x: Any) -> tuple[np.ndarray, bool]:
+    """Buffer and weak flag for a Python scalar (bool is strong; int/float/complex are weak)."""
+    t = type(x)
+    if t is float:
+        return np.asarray(x, dtypes.float64 if config.x64 else dtypes.float32), True
+    if t is int:
+        return python_int_buffer(x, dtypes.int64 if config.x64 else dtypes.int32), True
+    if t is bool:
+        return np.asarray(x), False
+    return np.asarray(x, dtypes.complex128 if config.x64 else dtypes.complex64), True
+
+
+def to_buffer(x: Any) -> tuple[np.ndarray, bool]:
+    """(buffer, weak_type) of any concrete array-like value accepted as a primitive operand."""
+    if type(x) is ArrayImpl:
+        return x._buf, x._weak
+    if type(x) in dtypes.python_scalar_dtypes:
+        return scalar_buffer(x)
+    if isinstance(x, (np.ndarray, np.generic)):
+        dtype = dtypes.canonicalize_dtype(x.dtype)
+        if dtype not in dtypes.supported_dtypes:
+            raise TypeError(f"JAX only supports number and bool dtypes, got dtype {x.dtype}")
+        return np.asarray(x, dtype), False
+    from pyjax._src.core.trace import Tracer, check_alive
+    if isinstance(x, Tracer):
+        check_alive(x)
+        raise errors.UnexpectedTracerError(x, x._trace.describe_leak)
+    if hasattr(x, "__jax_array__"):
+        return to_buffer(x.__jax_array__())
+    raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX type")
+
+
+def aval_of(x: Any) -> ShapedArray:
+    """Abstract value of a concrete value or tracer."""
+    aval = getattr(x, "aval", None)
+    if aval is not None:
+        return aval
+    buf, weak = to_buffer(x)
+    return ShapedArray(buf.shape, buf.dtype, weak)
+
+
+def wrap(buf: Any, aval: ShapedArray) -> ArrayImpl:
+    """Wrap an impl's result as an Array of exactly the abstract value's dtype."""
+    if type(buf) is not np.ndarray or buf.dtype != aval.dtype:
+        buf = np.asarray(buf, aval.dtype)
+    return ArrayImpl(buf, aval.weak_type)
+
+
+def apply_primitive(prim: Any, args: tuple, params: dict) -> Any:
+    """Eager evaluation: validate with the abstract rule, compute with the NumPy impl."""
+    bufs, avals = [], []
+    for x in args:
+        buf, weak = to_buffer(x)
+        bufs.append(buf)
+        avals.append(ShapedArray(buf.shape, buf.dtype, weak))
+    out_aval = prim.abstract_eval(*avals, **params)
+    out = prim.impl(*bufs, **params)
+    if prim.multiple_results:
+        return [wrap(b, a) for b, a in zip(out, out_aval)]
+    return wrap(out, out_aval)

@@ -1,0 +1,196 @@
+"""`pyjax.Array`: the base of concrete arrays and tracers, and `ArrayImpl`, a NumPy buffer.
+
+Operators and methods (`+`, `sum`, `reshape`, `.at`, indexing ...) are attached to `Array` by
+`pyjax._src.numpy.array_methods`, so concrete arrays and tracers share one definition.
+An ArrayImpl never changes after construction: its buffer is only handed out read-only.
+"""
+from __future__ import annotations
+
+import operator
+from typing import Any, Iterator
+
+import numpy as np
+
+from pyjax._src.core import dtypes
+from pyjax._src.core.avals import ShapedArray
+
+
+class Array:
+    """Abstract base: `isinstance(x, pyjax.Array)` holds for concrete arrays and tracers."""
+
+    __slots__ = ()
+    __array_priority__ = 100
+
+
+class ArrayImpl(Array):
+    """A concrete array: an immutable NumPy buffer plus JAX's weak-type flag."""
+
+    __slots__ = ("_buf", "_weak", "__weakref__")
+
+    def __init__(self, buf: np.ndarray, weak: bool = False):
+        self._buf = buf
+        self._weak = weak
+
+    # -- metadata ---------------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._buf.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._buf.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._buf.ndim
+
+    @property
+    def size(self) -> int:
+        return self._buf.size
+
+    @property
+    def itemsize(self) -> int:
+        return self._buf.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._buf.nbytes
+
+    @property
+    def weak_type(self) -> bool:
+        return self._weak
+
+    @property
+    def aval(self) -> ShapedArray:
+        return ShapedArray(self._buf.shape, self._buf.dtype, self._weak)
+
+    # -- conversion to host values ----------------------------------------------------------
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        buf = self._buf
+        if buf.flags.writeable:
+            buf.flags.writeable = False
+        if copy:
+            buf = buf.copy()
+        return buf if dtype is None else buf.astype(dtype, copy=bool(copy))
+
+    def __bool__(self) -> bool:
+        return bool(self._buf)
+
+    def _scalar(self) -> Any:
+        if self._buf.ndim:
+            raise TypeError("Only scalar arrays can be converted to Python scalars; got "
+                            f"arr.ndim={self._buf.ndim}")
+        return self._buf[()]
+
+    def __int__(self) -> int:
+        return int(self._scalar())
+
+    def __float__(self) -> float:
+        return float(self._scalar())
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar())
+
+    def __index__(self) -> int:
+        if self._buf.ndim or not (dtypes.is_integer(self._buf.dtype)
+                                  or self._buf.dtype == dtypes.bool_):
+            raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
+        return operator.index(self._buf[()])
+
+    def item(self, *args: Any) -> Any:
+        return self._buf.item(*args)
+
+    def tolist(self) -> Any:
+        return self._buf.tolist()
+
+    def __len__(self) -> int:
+        if not self._buf.shape:
+            raise TypeError("len() of unsized object")
+        return self._buf.shape[0]
+
+    def __iter__(self) -> Iterator["ArrayImpl"]:
+        if not self._buf.shape:
+            raise TypeError("iteration over a 0-d array")
+        weak = self._weak
+        return (ArrayImpl(row, weak) for row in self._buf)
+
+    def __reduce__(self) -> Any:
+        return (ArrayImpl, (np.array(self._buf), self._weak))
+
+    def copy(self) -> "ArrayImpl":
+        return ArrayImpl(self._buf.copy(), self._weak)
+
+    __copy__ = copy
+
+    def __deepcopy__(self, memo: Any) -> "ArrayImpl":
+        return self.copy()
+
+    # -- immutability and hashing as in JAX -------------------------------------------------
+    __hash__ = None  # type: ignore[assignment]
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        raise TypeError(
+            "JAX arrays are immutable and do not support in-place item assignment. Instead of "
+            "x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "
+            "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
+
+    # -- devices (one host device holds every concrete array) -------------------------------
+    def block_until_ready(self) -> "ArrayImpl":
+        return self
+
+    def copy_to_host_async(self) -> None:
+        return None
+
+    def is_ready(self) -> bool:
+        return True
+
+    def devices(self) -> set:
+        from pyjax._src.parallel.devices import default_device
+        return {default_device()}
+
+    @property
+    def device(self) -> Any:
+        from pyjax._src.parallel.devices import default_device
+        return default_device()
+
+    @property
+    def sharding(self) -> Any:
+        from pyjax._src.parallel.devices import SingleDeviceSharding, default_device
+        return SingleDeviceSharding(default_device())
+
+    @property
+    def is_fully_addressable(self) -> bool:
+        return True
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        return True
+
+    def delete(self) -> None:
+        return None
+
+    def is_deleted(self) -> bool:
+        return False
+
+    # -- printing ---------------------------------------------------------------------------
+    def __repr__(self) -> str:
+        prefix = "Array("
+        dtype_str = f"dtype={dtypes.dtype_name(self.dtype)}" + (
+            ", weak_type=True)" if self._weak else ")")
+        line_width = np.get_printoptions()["linewidth"]
+        if self._buf.size == 0:
+            body = f"[], shape={self._buf.shape}"
+        else:
+            body = np.array2string(self._buf, prefix=prefix, suffix=",", separator=", ",
+                                   max_line_width=line_width)
+        last_line_len = len(body) - body.rfind("\n") + 1
+        sep = " " * len(prefix) if last_line_len + len(dtype_str) + 1 > line_width else " "
+        return f"{prefix}{body},{sep}{dtype_str}"
+
+    def __str__(self) -> str:
+        return str(self._buf)
+
+    def __format__(self, spec: str) -> str:
+        if not spec:
+            return str(self)
+        return format(self._buf[()] if self._buf.ndim == 0 else self._buf, spec)

@@ -1,0 +1,52 @@
+"""Abstract values: what a tracer knows about an array (shape, dtype, weak type), not its data."""
+from __future__ import annotations
+
+import numpy as np
+
+from pyjax._src.core import dtypes
+
+
+class ShapedArray:
+    """The abstract value of an array: `f32[3]` in a jaxpr; equal avals mean the same trace."""
+
+    __slots__ = ("shape", "dtype", "weak_type", "_hash")
+
+    def __init__(self, shape: tuple[int, ...], dtype: np.dtype, weak_type: bool = False):
+        self.shape = tuple(shape)
+        self.dtype = dtype
+        self.weak_type = bool(weak_type)
+        self._hash = hash((self.shape, self.dtype, self.weak_type))
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def update(self, shape=None, dtype=None, weak_type=None) -> "ShapedArray":
+        return ShapedArray(self.shape if shape is None else shape,
+                           self.dtype if dtype is None else dtype,
+                           self.weak_type if weak_type is None else weak_type)
+
+    def strip_weak_type(self) -> "ShapedArray":
+        return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False)
+
+    def str_short(self, short_dtypes: bool = False) -> str:
+        name = dtypes.short_dtype_name(self.dtype) if short_dtypes else dtypes.dtype_name(self.dtype)
+        return f"{name}[{','.join(str(d) for d in self.shape)}]"
+
+    def __eq__(self, other: object) -> bool:
+        return (type(other) is ShapedArray and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self.str_short()}{weak})"
+
+    def __str__(self) -> str:
+        return ("~" if self.weak_type else "") + self.str_short()

@@ -1,0 +1,272 @@
+"""Dtypes: canonicalisation under x64 on/off, weak types, and JAX's type-promotion lattice.
+
+A value's type is a pair (dtype, weak_type).  Python scalars are weak: they adopt the dtype of
+whatever strong value they meet.  Promotion is the least upper bound on JAX's lattice, in which
+the three Python scalar kinds (int, float, complex) are nodes of their own.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from pyjax._src.config import config
+
+bool_ = np.dtype(np.bool_)
+int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
+uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64))
+float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
+complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
+bfloat16 = np.dtype(ml_dtypes.bfloat16)
+int2, int4 = np.dtype(ml_dtypes.int2), np.dtype(ml_dtypes.int4)
+uint2, uint4 = np.dtype(ml_dtypes.uint2), np.dtype(ml_dtypes.uint4)
+small_float_dtypes = tuple(
+    np.dtype(getattr(ml_dtypes, name)) for name in (
+        "float4_e2m1fn", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn",
+        "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu")
+    if hasattr(ml_dtypes, name))
+
+#: Tangent dtype of integer and boolean values (a zero-sized struct, as in JAX).
+float0 = np.dtype([("float0", np.void, 0)])
+
+_unsigned = (uint2, uint4, uint8, uint16, uint32, uint64)
+_signed = (int2, int4, int8, int16, int32, int64)
+_floats = (*small_float_dtypes, bfloat16, float16, float32, float64)
+_complex = (complex64, complex128)
+supported_dtypes = frozenset((bool_, *_unsigned, *_signed, *_floats, *_complex))
+
+_to_32bit = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}
+
+# Python scalar types are the weak nodes of the lattice.
+python_scalar_dtypes: dict[type, np.dtype] = {
+    bool: bool_, int: int64, float: float64, complex: complex128}
+
+
+def canonicalize_dtype(dtype: Any) -> np.dtype:
+    """The dtype JAX would store for `dtype`: 64-bit types narrow to 32 bits unless x64 is on."""
+    dtype = np.dtype(dtype)
+    if config.x64:
+        return dtype
+    return _to_32bit.get(dtype, dtype)
+
+
+def default_int_dtype() -> np.dtype:
+    return int64 if config.x64 else int32
+
+
+def default_uint_dtype() -> np.dtype:
+    return uint64 if config.x64 else uint32
+
+
+def default_float_dtype() -> np.dtype:
+    return float64 if config.x64 else float32
+
+
+def default_complex_dtype() -> np.dtype:
+    return complex128 if config.x64 else complex64
+
+
+def is_python_scalar(x: Any) -> bool:
+    return type(x) in python_scalar_dtypes
+
+
+def check_user_dtype(dtype: Any) -> np.dtype:
+    """Parse a dtype argument a user passed (`dtype=`); reject non-numeric ones like JAX."""
+    if dtype in python_scalar_dtypes:
+        return canonicalize_dtype(
+            {bool: bool_, int: default_int_dtype(), float: default_float_dtype(),
+             complex: default_complex_dtype()}[dtype])
+    try:
+        dt = np.dtype(dtype)
+    except TypeError as e:
+        raise TypeError(f"dtype {dtype!r} not understood") from e
+    if dt not in supported_dtypes:
+        raise TypeError(f"JAX only supports number and bool dtypes, got dtype {dt}")
+    return canonicalize_dtype(dt)
+
+
+def issubdtype(a: Any, b: Any) -> bool:
+    """np.issubdtype that also knows the ml_dtypes (bfloat16 is floating, int4 is integer)."""
+    a = np.dtype(a)
+    if b in (np.floating, np.inexact, np.number) and a in _floats:
+        return True
+    if b in (np.integer, np.signedinteger, np.number) and a in (int2, int4):
+        return True
+    if b in (np.integer, np.unsignedinteger, np.number) and a in (uint2, uint4):
+        return True
+    return np.issubdtype(a, b)
+
+
+def is_float(dtype: np.dtype) -> bool:
+    return dtype in _floats
+
+
+def is_inexact(dtype: np.dtype) -> bool:
+    return dtype in _floats or dtype in _complex
+
+
+def is_complex(dtype: np.dtype) -> bool:
+    return dtype in _complex
+
+
+def is_integer(dtype: np.dtype) -> bool:
+    return dtype in _signed or dtype in _unsigned
+
+
+def is_unsigned(dtype: np.dtype) -> bool:
+    return dtype in _unsigned
+
+
+def short_dtype_name(dtype: np.dtype) -> str:
+    """`f32`, `i32`, `u8`, `bool`, `bf16`, `c64` — the jaxpr printer's spelling."""
+    if dtype == float0:
+        return "float0"
+    return (dtype.name.replace("float", "f").replace("uint", "u")
+            .replace("int", "i").replace("complex", "c"))
+
+
+def dtype_name(dtype: np.dtype) -> str:
+    return "float0" if dtype == float0 else dtype.name
+
+
+# ---------------------------------------------------------------------------------------------
+# The promotion lattice
+# ---------------------------------------------------------------------------------------------
+
+def _lattice(x64: bool) -> dict[Any, list[Any]]:
+    """Each node's immediate successors; Python types int/float/complex are the weak nodes."""
+    lattice: dict[Any, list[Any]] = {
+        bool_: [int],
+        int: [uint8, uint2, uint4, int8, int2, int4],
+        uint2: [], uint4: [], int2: [], int4: [],
+        uint8: [int16, uint16], uint16: [int32, uint32],
+        uint32: [int64, uint64] if x64 else [int32, uint64], uint64: [float],
+        int8: [int16], int16: [int32], int32: [int64], int64: [float],
+        float: [*small_float_dtypes, bfloat16, float16, complex],
+        **{t: [] for t in small_float_dtypes},
+        bfloat16: [float32], float16: [float32], float32: [float64, complex64],
+        float64: [complex128], complex: [complex64], complex64: [complex128], complex128: [],
+    }
+    return lattice
+
+
+@functools.cache
+def _upper_bounds(x64: bool) -> dict[Any, frozenset]:
+    """Map each node to the set of nodes at or above it."""
+    lattice = _lattice(x64)
+    bounds: dict[Any, frozenset] = {}
+
+    def visit(node: Any) -> frozenset:
+        if node not in bounds:
+            above = {node}
+            for succ in lattice[node]:
+                above |= visit(succ)
+            bounds[node] = frozenset(above)
+        return bounds[node]
+
+    for node in lattice:
+        visit(node)
+    return bounds
+
+
+@functools.lru_cache(maxsize=1024)
+def _least_upper_bound(x64: bool, nodes: frozenset) -> Any:
+    bounds = _upper_bounds(x64)
+    common = frozenset.intersection(*(bounds[n] for n in nodes))
+    least = [c for c in common if common <= bounds[c]]
+    if len(least) != 1:
+        names = ", ".join(str(n) for n in nodes)
+        raise TypeError(f"no type promotion path for the dtypes {{{names}}}")
+    return least[0]
+
+
+def _lattice_node(dtype: np.dtype, weak: bool) -> Any:
+    if weak and dtype != bool_:
+        if is_complex(dtype):
+            return complex
+        if is_inexact(dtype):
+            return float
+        return int
+    return dtype
+
+
+def _node_dtype(node: Any) -> np.dtype:
+    if node is int:
+        return default_int_dtype()
+    if node is float:
+        return default_float_dtype()
+    if node is complex:
+        return default_complex_dtype()
+    return node
+
+
+def dtype_and_weak(x: Any) -> tuple[np.dtype, bool]:
+    """(dtype, weak_type) of a value or dtype-like, before promotion."""
+    t = type(x)
+    if t in python_scalar_dtypes:
+        return canonicalize_dtype(python_scalar_dtypes[t]), t is not bool
+    aval = getattr(x, "aval", None)
+    if aval is not None:
+        return aval.dtype, aval.weak_type
+    if hasattr(x, "dtype") and not isinstance(x, type):
+        return canonicalize_dtype(x.dtype), False
+    if x in python_scalar_dtypes:  # the type object itself, e.g. result_type(float)
+        return canonicalize_dtype(python_scalar_dtypes[x]), x is not bool
+    return check_user_dtype(x), False
+
+
+def promote(pairs: list[tuple[np.dtype, bool]]) -> tuple[np.dtype, bool]:
+    """Result (dtype, weak_type) of combining values of the given (dtype, weak) types."""
+    if len(pairs) == 1:
+        return pairs[0]
+    dtypes = {d for d, _ in pairs}
+    all_weak = all(w for _, w in pairs)
+    if len(dtypes) == 1 and not all_weak:
+        return pairs[0][0], False
+    x64 = config.x64
+    if all_weak:
+        node = _least_upper_bound(x64, frozenset(dtypes))
+        out, weak = _node_dtype(node), True
+    else:
+        node = _least_upper_bound(x64, frozenset(_lattice_node(d, w) for d, w in pairs))
+        out, weak = _node_dtype(node), node in (int, float, complex)
+    return canonicalize_dtype(out), weak and out != bool_
+
+
+def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
+    """jnp.result_type: promote values and dtypes; None means the default float."""
+    if not args:
+        raise ValueError("at least one array or dtype is required")
+    pairs = [(default_float_dtype(), True) if a is None else dtype_and_weak(a) for a in args]
+    dtype, weak = promote(pairs)
+    return (dtype, weak) if return_weak_type_flag else dtype
+
+
+def promote_types(a: Any, b: Any) -> np.dtype:
+    """jnp.promote_types: promotion of two dtypes, both taken as strong (no canonicalisation)."""
+    da = python_scalar_dtypes.get(a) or np.dtype(a)
+    db = python_scalar_dtypes.get(b) or np.dtype(b)
+    na = {bool_: bool_}.get(da, int if a is int else float if a is float else
+                            complex if a is complex else da)
+    nb = {bool_: bool_}.get(db, int if b is int else float if b is float else
+                            complex if b is complex else db)
+    return _node_dtype(_least_upper_bound(True, frozenset((na, nb))))
+
+
+def to_inexact_dtype(dtype: np.dtype) -> np.dtype:
+    """Integers and bools promote to floats like JAX (int64/uint64 -> float64, others float32)."""
+    if is_inexact(dtype):
+        return dtype
+    if dtype in (int64, uint64):
+        return canonicalize_dtype(float64)
+    return float32
+
+
+def finfo(dtype: Any) -> Any:
+    return ml_dtypes.finfo(np.dtype(dtype))
+
+
+def iinfo(dtype: Any) -> Any:
+    return ml_dtypes.iinfo(np.dtype(dtype))

@@ -1,0 +1,43 @@
+"""Primitive: one operation and all of its rules, as attributes of one object.
+
+    impl(*buffers, **params)            NumPy implementation (eager and the executor)
+    abstract_eval(*avals, **params)     output aval(s); raises JAX's errors for bad input
+    eager(prim, args, params)           eager dispatch (default: check with abstract_eval, run impl)
+    jvp / transpose / batch / lowering  slots filled by the transformation issues
+    pp_rule(eqn, context)               custom jaxpr printing (None: the standard form)
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from pyjax._src.core.trace import trace_state
+
+#: Every primitive ever created, by name: the census of rules is taken from here.
+registry: dict[str, "Primitive"] = {}
+
+
+class Primitive:
+    """A named operation; `bind` hands it to the current trace (eager when there is none)."""
+
+    def __init__(self, name: str, *, multiple_results: bool = False):
+        from pyjax._src.backend.dispatch import apply_primitive
+        self.name = name
+        self.multiple_results = multiple_results
+        self.impl: Callable[..., Any] | None = None
+        self.abstract_eval: Callable[..., Any] | None = None
+        self.eager: Callable[["Primitive", tuple, dict], Any] = apply_primitive
+        self.jvp: Callable[..., Any] | None = None
+        self.transpose: Callable[..., Any] | None = None
+        self.batch: Callable[..., Any] | None = None
+        self.lowering: Callable[..., Any] | None = None
+        self.pp_rule: Callable[..., Any] | None = None
+        registry[name] = self
+
+    def bind(self, *args: Any, **params: Any) -> Any:
+        trace = trace_state.trace
+        if trace is None:
+            return self.eager(self, args, params)
+        return trace.process_primitive(self, args, params)
+
+    def __repr__(self) -> str:
+        return self.name

@@ -1,0 +1,153 @@
+"""Stackless trace context: one current trace per thread, and the Tracer base class.
+
+`None` as the current trace means eager evaluation (the fast path).  A transformation installs
+its trace with `use_trace`, runs the user's function, and its `process_primitive` handles every
+primitive bound meanwhile.  A trace that has finished is marked dead; its tracers then raise
+UnexpectedTracerError when used (they leaked out of the transformation).
+"""
+from __future__ import annotations
+
+import operator
+import threading
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+from pyjax._src import errors
+from pyjax._src.core.array import Array
+from pyjax._src.core.avals import ShapedArray
+
+
+class _TraceState(threading.local):
+    trace: "Trace | None" = None
+
+
+trace_state = _TraceState()
+
+
+@contextmanager
+def use_trace(trace: "Trace | None") -> Iterator[None]:
+    """Make `trace` current for the duration of the block."""
+    previous = trace_state.trace
+    trace_state.trace = trace
+    try:
+        yield
+    finally:
+        trace_state.trace = previous
+
+
+class Trace:
+    """Base of all traces.  Subclasses implement `process_primitive`."""
+
+    alive = True
+
+    def process_primitive(self, primitive: Any, args: tuple, params: dict) -> Any:
+        raise NotImplementedError
+
+    def finish(self) -> None:
+        """Mark the trace dead: any tracer of it used from now on is a leak."""
+        self.alive = False
+
+    def describe_dependence(self, tracer: "Tracer") -> str:
+        """Why `tracer` is not concrete (the paragraph tracer errors print)."""
+        return ""
+
+    def describe_leak(self) -> str:
+        return ""
+
+
+def check_alive(tracer: "Tracer") -> None:
+    """Raise UnexpectedTracerError if `tracer`'s transformation has already finished."""
+    trace = tracer._trace
+    if not trace.alive:
+        raise errors.UnexpectedTracerError(tracer, trace.describe_leak)
+
+
+def _conversion_error(fun: str) -> Any:
+    """ConcretizationTypeError for `int(tracer)` and friends, naming the Python function."""
+    def make(tracer: "Tracer") -> errors.ConcretizationTypeError:
+        return errors.ConcretizationTypeError(
+            tracer, f"The problem arose with the `{fun}` function. If trying to convert the "
+                    f"data type of a value, try using `x.astype({fun})` or `jnp.array(x, {fun})` "
+                    "instead.")
+    return make
+
+
+class Tracer(Array):
+    """A stand-in for an array while a transformation runs; knows only its abstract value."""
+
+    __slots__ = ("_trace",)
+
+    @property
+    def aval(self) -> ShapedArray:
+        raise NotImplementedError
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.aval.shape
+
+    @property
+    def dtype(self) -> Any:
+        return self.aval.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.aval.shape)
+
+    @property
+    def size(self) -> int:
+        return self.aval.size
+
+    @property
+    def weak_type(self) -> bool:
+        return self.aval.weak_type
+
+    def concrete_value(self) -> Any:
+        """The value as a NumPy array if this tracer knows it (e.g. a JVP primal), else None."""
+        return None
+
+    def _concrete_or(self, error: type) -> Any:
+        value = self.concrete_value()
+        if value is None:
+            raise error(self)
+        return value
+
+    def __bool__(self) -> bool:
+        return bool(self._concrete_or(errors.TracerBoolConversionError))
+
+    def __int__(self) -> int:
+        return int(self._concrete_or(_conversion_error("int")))
+
+    def __index__(self) -> int:
+        return operator.index(self._concrete_or(errors.TracerIntegerConversionError))
+
+    def __float__(self) -> float:
+        return float(self._concrete_or(_conversion_error("float")))
+
+    def __complex__(self) -> complex:
+        return complex(self._concrete_or(_conversion_error("complex")))
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        raise errors.TracerArrayConversionError(self)
+
+    def tolist(self) -> Any:
+        raise errors.ConcretizationTypeError(self, "The tolist() method was called on a tracer.")
+
+    def item(self, *args: Any) -> Any:
+        raise errors.ConcretizationTypeError(self, "The item() method was called on a tracer.")
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __len__(self) -> int:
+        if not self.aval.shape:
+            raise TypeError("len() of unsized object")
+        return self.aval.shape[0]
+
+    def __iter__(self) -> Iterator[Any]:
+        if not self.aval.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.aval.shape[0]))
+
+    def __repr__(self) -> str:
+        return f"{self.tracer_name}({self.aval})"
+
+    tracer_name = "Tracer"

@@ -1,0 +1,161 @@
+"""NumPy semantics on top of lax: argument checks, dtype promotion and rank broadcasting.
+
+Every jnp function goes through these helpers, so promotion follows JAX's lattice and the
+staged jaxpr shows the same convert_element_type / broadcast_in_dim equations as JAX's.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from pyjax._src.backend.dispatch import to_buffer
+from pyjax._src.core import dtypes
+from pyjax._src.core.array import Array, ArrayImpl
+from pyjax._src.core.trace import Tracer, trace_state
+from pyjax._src.primitives import elementwise as ew
+from pyjax._src.primitives import shape as shp
+
+
+def is_arraylike(x: Any) -> bool:
+    return (isinstance(x, (Array, np.ndarray, np.generic))
+            or type(x) in dtypes.python_scalar_dtypes or hasattr(x, "__jax_array__"))
+
+
+def check_arraylike(fun_name: str, *args: Any) -> None:
+    """Reject lists and other non-arrays like JAX does (jnp functions don't accept lists)."""
+    for pos, arg in enumerate(args):
+        if not is_arraylike(arg):
+            raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got "
+                            f"{type(arg)} at position {pos}.")
+
+
+def as_operand(x: Any) -> Any:
+    """Arrays and tracers pass through; scalars and NumPy values become (weak) Arrays."""
+    if isinstance(x, Array):
+        return x
+    if hasattr(x, "__jax_array__"):
+        return as_operand(x.__jax_array__())
+    buf, weak = to_buffer(x)
+    return ArrayImpl(buf, weak)
+
+
+def type_of(x: Any) -> tuple[np.dtype, bool]:
+    """(dtype, weak) of an operand without converting it."""
+    t = type(x)
+    if t is ArrayImpl:
+        return x._buf.dtype, x._weak
+    return dtypes.dtype_and_weak(x)
+
+
+def convert(x: Any, dtype: np.dtype, weak: bool) -> Any:
+    """x as `dtype` with weak flag `weak` (no equation when nothing changes)."""
+    if type(x) is ArrayImpl:
+        if x._buf.dtype == dtype and x._weak == weak:
+            return x
+    elif isinstance(x, Tracer):
+        aval = x.aval
+        if aval.dtype == dtype and aval.weak_type == weak:
+            return x
+    return ew.convert_element_type(x, dtype, weak)
+
+
+def promote_dtypes(*args: Any) -> list[Any]:
+    """Convert operands to their common (dtype, weak) on JAX's lattice."""
+    if len(args) < 2:
+        return [as_operand(a) for a in args]
+    dtype, weak = dtypes.promote([type_of(a) for a in args])
+    return [convert(a, dtype, weak) for a in args]
+
+
+def promote_dtypes_inexact(*args: Any) -> list[Any]:
+    """Like promote_dtypes, then integers and bools go to the default float type."""
+    dtype, weak = dtypes.promote([type_of(a) for a in args])
+    dtype = dtypes.to_inexact_dtype(dtype)
+    return [convert(a, dtype, weak) for a in args]
+
+
+def promote_dtypes_numeric(*args: Any) -> list[Any]:
+    """Like promote_dtypes, but bool becomes int (for arithmetic that bool does not support)."""
+    dtype, weak = dtypes.promote([type_of(a) for a in args])
+    if dtype == dtypes.bool_:
+        dtype = dtypes.default_int_dtype()
+    return [convert(a, dtype, weak) for a in args]
+
+
+def promote_shapes(fun_name: str, *args: Any) -> list[Any]:
+    """Give lower-rank (non-scalar) operands leading size-1 axes, as NumPy broadcasting does."""
+    if len(args) < 2:
+        return list(args)
+    shapes = [np.shape(a) for a in args]
+    nd = max(len(s) for s in shapes)
+    if all(len(s) in (0, nd) for s in shapes):
+        return list(args)
+    out = []
+    for a, s in zip(args, shapes):
+        if 0 < len(s) < nd:
+            a = shp.broadcast_in_dim(a, (1,) * (nd - len(s)) + tuple(s),
+                                     tuple(range(nd - len(s), nd)))
+        out.append(a)
+    return out
+
+
+def promote_args(fun_name: str, *args: Any) -> list[Any]:
+    check_arraylike(fun_name, *args)
+    return promote_shapes(fun_name, *promote_dtypes(*args))
+
+
+def promote_args_inexact(fun_name: str, *args: Any) -> list[Any]:
+    check_arraylike(fun_name, *args)
+    return promote_shapes(fun_name, *promote_dtypes_inexact(*args))
+
+
+def promote_args_numeric(fun_name: str, *args: Any) -> list[Any]:
+    check_arraylike(fun_name, *args)
+    return promote_shapes(fun_name, *promote_dtypes_numeric(*args))
+
+
+def broadcast_to(x: Any, shape: Sequence[int]) -> Any:
+    """x broadcast to `shape` by NumPy's rules (a broadcast_in_dim equation when needed)."""
+    x = as_operand(x)
+    shape = tuple(int(s) for s in shape)
+    old = tuple(np.shape(x))
+    if old == shape:
+        return x
+    nlead = len(shape) - len(old)
+    if nlead < 0 or any(o not in (1, n) for o, n in zip(old, shape[nlead:])):
+        raise ValueError(f"Incompatible shapes for broadcasting: {old} and requested shape "
+                         f"{shape}")
+    squeeze = tuple(i for i, (o, n) in enumerate(zip(old, shape[nlead:])) if o == 1 and n != 1)
+    if squeeze:
+        x = shp.squeeze(x, squeeze)
+    kept = tuple(nlead + i for i, o in enumerate(old) if i not in squeeze)
+    return shp.broadcast_in_dim(x, shape, kept)
+
+
+def canonicalize_axis(axis: int, ndim: int) -> int:
+    axis = int(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim if ndim else axis
+
+
+def staged_as_jit(fun: Callable | None = None, *, static_argnames: Sequence[str] = (),
+                  static_argnums: Sequence[int] = ()) -> Any:
+    """Run `fun` directly when eager; under a transformation call it through jit, so staged
+    programs show `jit[name=...]` exactly where JAX's jnp functions are jitted."""
+    if fun is None:
+        return functools.partial(staged_as_jit, static_argnames=static_argnames,
+                                 static_argnums=static_argnums)
+    from pyjax._src.transforms.jit import jit
+    jitted = jit(fun, static_argnames=tuple(static_argnames) or None,
+                 static_argnums=tuple(static_argnums) or None)
+
+    @functools.wraps(fun)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if trace_state.trace is None:
+            return fun(*args, **kwargs)
+        return jitted(*args, **kwargs)
+
+    return wrapper

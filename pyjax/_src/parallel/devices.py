@@ -1,0 +1,111 @@
+"""Devices: N host (CPU) devices; every concrete array lives on the first unless placed.
+
+The count comes from PYJAX_NUM_CPU_DEVICES, JAX_NUM_CPU_DEVICES or
+XLA_FLAGS=--xla_force_host_platform_device_count=N (default 1), read once at first use.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import re
+from typing import Any
+
+
+class Device:
+    """One CPU device, printed like JAX's (`CpuDevice(id=0)`)."""
+
+    platform = "cpu"
+    device_kind = "cpu"
+    client = None
+
+    def __init__(self, id: int):  # noqa: A002 - JAX's attribute name
+        self.id = id
+        self.process_index = 0
+        self.host_id = 0
+
+    def __repr__(self) -> str:
+        return f"CpuDevice(id={self.id})"
+
+    def __str__(self) -> str:
+        return f"TFRT_CPU_{self.id}"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Device) and other.id == self.id
+
+    def __hash__(self) -> int:
+        return hash(("cpu", self.id))
+
+    @property
+    def local_hardware_id(self) -> int:
+        return self.id
+
+
+def _configured_count() -> int:
+    for name in ("PYJAX_NUM_CPU_DEVICES", "JAX_NUM_CPU_DEVICES"):
+        if os.environ.get(name):
+            return max(1, int(os.environ[name]))
+    match = re.search(r"--xla_force_host_platform_device_count=(\d+)",
+                      os.environ.get("XLA_FLAGS", ""))
+    if match:
+        return max(1, int(match.group(1)))
+    from pyjax._src.config import config
+    return max(1, int(config.num_cpu_devices))
+
+
+@functools.cache
+def _all_devices() -> tuple[Device, ...]:
+    return tuple(Device(i) for i in range(_configured_count()))
+
+
+def default_device() -> Device:
+    return _all_devices()[0]
+
+
+def devices(backend: Any = None) -> list[Device]:
+    """All devices (all local: there is one process)."""
+    return list(_all_devices())
+
+
+def local_devices(process_index: int | None = None, backend: Any = None,
+                  host_id: int | None = None) -> list[Device]:
+    return list(_all_devices())
+
+
+def device_count(backend: Any = None) -> int:
+    return len(_all_devices())
+
+
+def local_device_count(backend: Any = None) -> int:
+    return len(_all_devices())
+
+
+def process_index(backend: Any = None) -> int:
+    return 0
+
+
+def process_count(backend: Any = None) -> int:
+    return 1
+
+
+def default_backend() -> str:
+    return "cpu"
+
+
+class SingleDeviceSharding:
+    """Sharding of an array held whole by one device."""
+
+    def __init__(self, device: Device):
+        self._device = device
+
+    @property
+    def device_set(self) -> set[Device]:
+        return {self._device}
+
+    def __repr__(self) -> str:
+        return f"SingleDeviceSharding(device={self._device!r}, memory_kind=device)"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SingleDeviceSharding) and other._device == self._device
+
+    def __hash__(self) -> int:
+        return hash(self._device)

@@ -1,0 +1,85 @@
+"""Shared helpers to declare primitives of one family in a few lines each."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from pyjax._src.backend.dispatch import apply_primitive
+from pyjax._src.core import dtypes
+from pyjax._src.core.array import ArrayImpl
+from pyjax._src.core.avals import ShapedArray
+from pyjax._src.core.primitive import Primitive
+
+# dtype kinds a primitive accepts
+BOOL = "bool"
+INT = "int"
+UINT = "uint"
+FLOAT = "float"
+COMPLEX = "complex"
+NUMBER = (INT, UINT, FLOAT, COMPLEX)
+ANY = (BOOL, INT, UINT, FLOAT, COMPLEX)
+INTEGRAL = (BOOL, INT, UINT)
+
+
+def dtype_kind(dtype: np.dtype) -> str:
+    if dtype == dtypes.bool_:
+        return BOOL
+    if dtypes.is_unsigned(dtype):
+        return UINT
+    if dtypes.is_integer(dtype):
+        return INT
+    if dtypes.is_complex(dtype):
+        return COMPLEX
+    return FLOAT
+
+
+def check_kinds(name: str, kinds: tuple, *avals: ShapedArray) -> None:
+    for aval in avals:
+        if dtype_kind(aval.dtype) not in kinds:
+            raise TypeError(f"{name} does not accept dtype {dtypes.dtype_name(aval.dtype)}. "
+                            f"Accepted dtypes are subtypes of {', '.join(_KIND_NAMES[k] for k in kinds)}.")
+
+
+_KIND_NAMES = {BOOL: "bool", INT: "signedinteger", UINT: "unsignedinteger",
+               FLOAT: "floating", COMPLEX: "complexfloating"}
+
+
+def make_primitive(name: str, impl: Callable, abstract_eval: Callable, *,
+                   multiple_results: bool = False) -> Primitive:
+    prim = Primitive(name, multiple_results=multiple_results)
+    prim.impl = impl
+    prim.abstract_eval = abstract_eval
+    return prim
+
+
+def fast_eager(kinds: tuple, weak_rule: Callable[[bool], bool] | None = None) -> Callable:
+    """Eager rule for elementwise ops: when all operands are arrays of one shape and of one
+    accepted dtype the abstract rule cannot fail, so run the impl directly (NumPy speed)."""
+    accepted = frozenset(d for d in dtypes.supported_dtypes if dtype_kind(d) in kinds)
+
+    def eager(prim: Primitive, args: tuple, params: dict) -> Any:
+        first = args[0]
+        if type(first) is ArrayImpl:
+            fb = first._buf
+            shape, dtype = fb.shape, fb.dtype
+            if dtype not in accepted:
+                return apply_primitive(prim, args, params)
+            bufs = []
+            weak = True
+            for a in args:
+                if type(a) is not ArrayImpl:
+                    break
+                b = a._buf
+                if b.shape != shape or b.dtype != dtype:
+                    break
+                bufs.append(b)
+                weak = weak and a._weak
+            else:
+                out = prim.impl(*bufs, **params)
+                if type(out) is not np.ndarray:
+                    out = np.asarray(out)
+                return ArrayImpl(out, weak if weak_rule is None else weak_rule(weak))
+        return apply_primitive(prim, args, params)
+
+    return eager

@@ -1,0 +1,373 @@
+"""Shape primitives: broadcast_in_dim, reshape, transpose, squeeze, concatenate, stack, tile,
+pad, rev, slice, iota.  They move data without arithmetic; shape errors are raised by the
+abstract rules so that eager and traced code fail alike.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from pyjax._src.core import dtypes
+from pyjax._src.core.avals import ShapedArray
+from pyjax._src.core.jaxpr import pp_eqn_standard
+from pyjax._src.primitives._rules import make_primitive
+
+
+def _ints(xs: Sequence[Any]) -> tuple[int, ...]:
+    return tuple(int(x) for x in xs)
+
+
+# -- broadcast_in_dim -------------------------------------------------------------------------
+
+def _broadcast_in_dim_abstract(x: ShapedArray, *, shape: tuple, broadcast_dimensions: tuple,
+                               sharding: Any = None) -> ShapedArray:
+    if len(broadcast_dimensions) != x.ndim:
+        raise TypeError(
+            "broadcast_in_dim broadcast_dimensions must have length equal to operand ndim; got "
+            f"broadcast_dimensions {broadcast_dimensions} for operand ndim {x.ndim}.")
+    for d, od in zip(broadcast_dimensions, x.shape):
+        if not 0 <= d < len(shape) or od not in (1, shape[d]):
+            raise TypeError(
+                "broadcast_in_dim operand dimension sizes must either be 1, or be equal to their "
+                f"corresponding dimensions in the target broadcast shape; got operand of shape "
+                f"{x.shape}, target broadcast shape {shape}, broadcast_dimensions "
+                f"{broadcast_dimensions} ")
+    if list(broadcast_dimensions) != sorted(set(broadcast_dimensions)):
+        raise TypeError("broadcast_in_dim broadcast_dimensions must be strictly increasing; got "
+                        f"broadcast_dimensions {broadcast_dimensions}")
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+def _broadcast_in_dim_impl(x: np.ndarray, *, shape: tuple, broadcast_dimensions: tuple,
+                           sharding: Any = None) -> np.ndarray:
+    expanded = [1] * len(shape)
+    for d, size in zip(broadcast_dimensions, np.shape(x)):
+        expanded[d] = size
+    return np.broadcast_to(np.reshape(x, expanded), shape)
+
+
+def _broadcast_in_dim_pp(eqn: Any, context: Any) -> Any:
+    shown = ["broadcast_dimensions"] if eqn.params["broadcast_dimensions"] else []
+    return pp_eqn_standard(eqn, context, shown)
+
+
+broadcast_in_dim_p = make_primitive("broadcast_in_dim", _broadcast_in_dim_impl,
+                                    _broadcast_in_dim_abstract)
+broadcast_in_dim_p.pp_rule = _broadcast_in_dim_pp
+
+
+def broadcast_in_dim(operand: Any, shape: Sequence[int], broadcast_dimensions: Sequence[int],
+                     sharding: Any = None) -> Any:
+    """Place operand's axes at `broadcast_dimensions` of an array of `shape`."""
+    shape, dims = _ints(shape), _ints(broadcast_dimensions)
+    if np.ndim(operand) == len(shape) and tuple(np.shape(operand)) == shape and \
+            dims == tuple(range(len(shape))) and hasattr(operand, "aval"):
+        return operand
+    return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=dims, sharding=None)
+
+
+def broadcast(operand: Any, sizes: Sequence[int]) -> Any:
+    """Add leading axes of `sizes`."""
+    n = len(sizes)
+    return broadcast_in_dim(operand, (*sizes, *np.shape(operand)),
+                            tuple(range(n, n + np.ndim(operand))))
+
+
+# -- reshape ----------------------------------------------------------------------------------
+
+def _reshape_abstract(x: ShapedArray, *, new_sizes: tuple, dimensions: Any,
+                      sharding: Any = None) -> ShapedArray:
+    if math.prod(new_sizes) != x.size or any(d < 0 for d in new_sizes):
+        raise TypeError(f"reshape total size must be unchanged, got new_sizes {new_sizes} "
+                        f"(of total size {math.prod(new_sizes)}) for shape {x.shape} "
+                        f"(of total size {x.size}).")
+    return ShapedArray(new_sizes, x.dtype, x.weak_type)
+
+
+def _reshape_impl(x: np.ndarray, *, new_sizes: tuple, dimensions: Any,
+                  sharding: Any = None) -> np.ndarray:
+    if dimensions is not None:
+        x = np.transpose(x, dimensions)
+    return np.reshape(x, new_sizes)
+
+
+reshape_p = make_primitive("reshape", _reshape_impl, _reshape_abstract)
+
+
+def reshape(operand: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None,
+            sharding: Any = None) -> Any:
+    """Reshape (optionally transposing by `dimensions` first); no-op when nothing changes."""
+    new_sizes = _ints(new_sizes)
+    dims = None if dimensions is None or tuple(dimensions) == tuple(range(np.ndim(operand))) \
+        else _ints(dimensions)
+    if dims is None and tuple(np.shape(operand)) == new_sizes and hasattr(operand, "aval"):
+        return operand
+    return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dims, sharding=None)
+
+
+# -- transpose --------------------------------------------------------------------------------
+
+def _transpose_abstract(x: ShapedArray, *, permutation: tuple) -> ShapedArray:
+    if sorted(permutation) != list(range(x.ndim)):
+        raise TypeError("transpose permutation isn't a permutation of operand dimensions, got "
+                        f"permutation {permutation} for operand shape {x.shape}.")
+    return ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type)
+
+
+transpose_p = make_primitive("transpose", lambda x, *, permutation: np.transpose(x, permutation),
+                             _transpose_abstract)
+
+
+def transpose(operand: Any, permutation: Sequence[int]) -> Any:
+    """Permute axes; the identity permutation binds nothing."""
+    permutation = _ints(permutation)
+    if permutation == tuple(range(np.ndim(operand))) and hasattr(operand, "aval"):
+        return operand
+    return transpose_p.bind(operand, permutation=permutation)
+
+
+# -- squeeze / expand_dims --------------------------------------------------------------------
+
+def _squeeze_abstract(x: ShapedArray, *, dimensions: tuple) -> ShapedArray:
+    for d in dimensions:
+        if not 0 <= d < x.ndim or x.shape[d] != 1:
+            raise ValueError("cannot select an axis to squeeze out which has size not equal to "
+                             f"one, got shape={x.shape} and dimensions={dimensions}")
+    shape = tuple(s for i, s in enumerate(x.shape) if i not in dimensions)
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+squeeze_p = make_primitive("squeeze",
+                           lambda x, *, dimensions: np.reshape(x, _squeezed(np.shape(x), dimensions)),
+                           _squeeze_abstract)
+
+
+def _squeezed(shape: tuple, dims: tuple) -> tuple:
+    return tuple(s for i, s in enumerate(shape) if i not in dims)
+
+
+def squeeze(array: Any, dimensions: Sequence[int]) -> Any:
+    """Remove the given size-1 axes."""
+    ndim = np.ndim(array)
+    dims = tuple(sorted(int(d) % ndim if ndim else int(d) for d in dimensions))
+    if not dims and hasattr(array, "aval"):
+        return array
+    return squeeze_p.bind(array, dimensions=dims)
+
+
+def expand_dims(array: Any, dimensions: Sequence[int]) -> Any:
+    """Insert size-1 axes at `dimensions` (positions in the result), via broadcast_in_dim."""
+    shape = list(np.shape(array))
+    out_ndim = len(shape) + len(dimensions)
+    dims = sorted(int(d) % out_ndim for d in dimensions)
+    for d in dims:
+        shape.insert(d, 1)
+    kept = tuple(i for i in range(out_ndim) if i not in dims)
+    return broadcast_in_dim(array, tuple(shape), kept)
+
+
+# -- concatenate / stack / tile ---------------------------------------------------------------
+
+def _concatenate_abstract(*xs: ShapedArray, dimension: int) -> ShapedArray:
+    if not xs:
+        raise TypeError("concatenate requires a non-empty sequence of operands")
+    first = xs[0]
+    if any(x.ndim != first.ndim for x in xs):
+        raise TypeError("Cannot concatenate arrays with different numbers of dimensions: got "
+                        f"{', '.join(str(x.shape) for x in xs)}.")
+    if not 0 <= dimension < first.ndim:
+        raise TypeError(f"concatenate dimension out of bounds: dimension {dimension} for shapes "
+                        f"{', '.join(str(x.shape) for x in xs)}.")
+    for x in xs:
+        if any(a != b for i, (a, b) in enumerate(zip(x.shape, first.shape)) if i != dimension):
+            raise TypeError("Cannot concatenate arrays with shapes that differ in dimensions "
+                            f"other than the one being concatenated: concatenating along "
+                            f"dimension {dimension} for shapes "
+                            f"{', '.join(str(x.shape) for x in xs)}.")
+    if len({x.dtype for x in xs}) > 1:
+        raise TypeError(
+            "lax.concatenate requires arguments to have the same dtypes, got "
+            f"{', '.join(x.dtype.name for x in xs)}. (Tip: jnp.concatenate is a similar "
+            "function that does automatic type promotion on inputs).")
+    shape = list(first.shape)
+    shape[dimension] = sum(x.shape[dimension] for x in xs)
+    return ShapedArray(tuple(shape), first.dtype, all(x.weak_type for x in xs))
+
+
+concatenate_p = make_primitive(
+    "concatenate", lambda *xs, dimension: np.concatenate(xs, axis=dimension),
+    _concatenate_abstract)
+
+
+def concatenate(operands: Sequence[Any], dimension: int) -> Any:
+    """Join arrays of one dtype along an existing axis."""
+    if len(operands) == 1 and hasattr(operands[0], "aval"):
+        return operands[0]
+    return concatenate_p.bind(*operands, dimension=int(dimension))
+
+
+def _stack_abstract(*xs: ShapedArray, axis: int) -> ShapedArray:
+    if not xs:
+        raise ValueError("Need at least one array to stack.")
+    if len({x.shape for x in xs}) > 1:
+        raise ValueError("All input arrays must have the same shape.")
+    if len({x.dtype for x in xs}) > 1:
+        raise TypeError("stack requires arguments of one dtype")
+    shape = list(xs[0].shape)
+    shape.insert(axis, len(xs))
+    return ShapedArray(tuple(shape), xs[0].dtype, all(x.weak_type for x in xs))
+
+
+stack_p = make_primitive("stack", lambda *xs, axis: np.stack(xs, axis=axis), _stack_abstract)
+
+
+def _tile_abstract(x: ShapedArray, *, reps: tuple) -> ShapedArray:
+    return ShapedArray(tuple(s * r for s, r in zip(x.shape, reps)), x.dtype, x.weak_type)
+
+
+tile_p = make_primitive("tile", lambda x, *, reps: np.tile(x, reps), _tile_abstract)
+
+
+# -- pad / rev / slice ------------------------------------------------------------------------
+
+def _pad_abstract(x: ShapedArray, pad_value: ShapedArray, *, padding_config: tuple
+                  ) -> ShapedArray:
+    if pad_value.shape:
+        raise TypeError(f"pad_value must be a scalar, got shape {pad_value.shape}")
+    if x.dtype != pad_value.dtype:
+        raise TypeError("pad operand and padding_value must be same dtype: got "
+                        f"{x.dtype} and {pad_value.dtype}.")
+    if len(padding_config) != x.ndim:
+        raise ValueError("length of padding_config must equal the number of axes of operand, "
+                         f"got padding_config {padding_config} for operand shape {x.shape}")
+    shape = []
+    for size, (lo, hi, interior) in zip(x.shape, padding_config):
+        if interior < 0:
+            raise ValueError(f"interior padding in padding_config must be nonnegative, got "
+                             f"padding_config {padding_config}")
+        out = lo + hi + size + max(size - 1, 0) * interior
+        if out < 0:
+            raise ValueError(f"Dimension size after padding is not at least 0, got result "
+                             f"shape of {out}, for padding_config {padding_config} and operand "
+                             f"shape {x.shape}")
+        shape.append(out)
+    return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+
+
+def _pad_impl(x: np.ndarray, pad_value: np.ndarray, *, padding_config: tuple) -> np.ndarray:
+    for axis, (lo, hi, interior) in enumerate(padding_config):
+        size = x.shape[axis]
+        if interior and size > 1:
+            shape = list(x.shape)
+            shape[axis] = size + (size - 1) * interior
+            spread = np.full(shape, pad_value, x.dtype)
+            index = [builtins.slice(None)] * x.ndim
+            index[axis] = builtins.slice(None, None, interior + 1)
+            spread[tuple(index)] = x
+            x = spread
+        widths = [(0, 0)] * x.ndim
+        widths[axis] = (max(lo, 0), max(hi, 0))
+        x = np.pad(x, widths, constant_values=pad_value)
+        index = [builtins.slice(None)] * x.ndim
+        index[axis] = builtins.slice(-lo if lo < 0 else 0, x.shape[axis] + hi if hi < 0 else None)
+        x = x[tuple(index)]
+    return x
+
+
+pad_p = make_primitive("pad", _pad_impl, _pad_abstract)
+
+
+def pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, int, int]]) -> Any:
+    """Pad each axis with (low, high, interior) copies of `padding_value` (negative low/high
+    crop)."""
+    config = tuple(tuple(int(v) for v in c) for c in padding_config)
+    return pad_p.bind(operand, padding_value, padding_config=config)
+
+
+def _rev_abstract(x: ShapedArray, *, dimensions: tuple) -> ShapedArray:
+    if any(not 0 <= d < x.ndim for d in dimensions) or len(set(dimensions)) != len(dimensions):
+        raise ValueError(f"rev dimensions must be unique and in range, got {dimensions} for "
+                         f"operand of rank {x.ndim}")
+    return x
+
+
+rev_p = make_primitive("rev", lambda x, *, dimensions: np.flip(x, dimensions) if dimensions
+                       else x, _rev_abstract)
+
+
+def rev(operand: Any, dimensions: Sequence[int]) -> Any:
+    """Reverse the order of elements along `dimensions`."""
+    return rev_p.bind(operand, dimensions=_ints(dimensions))
+
+
+def _slice_abstract(x: ShapedArray, *, start_indices: tuple, limit_indices: tuple,
+                    strides: tuple | None) -> ShapedArray:
+    if len(start_indices) != x.ndim or len(limit_indices) != x.ndim:
+        raise TypeError(f"slice start_indices must have length equal to the number of "
+                        f"dimensions of the operand, got indices {start_indices} for operand "
+                        f"shape {x.shape}.")
+    steps = strides or (1,) * x.ndim
+    shape = []
+    if any(hi > size for hi, size in zip(limit_indices, x.shape)):
+        sizes = tuple(np.array(limit_indices) - np.array(start_indices))
+        raise TypeError("slice slice_sizes must be less than or equal to operand shape, got "
+                        f"slice_sizes {sizes} for operand shape {x.shape}.")
+    if any(lo < 0 or hi < lo for lo, hi in zip(start_indices, limit_indices)):
+        raise TypeError("slice start_indices must be non-negative and at most limit_indices, "
+                        f"got start_indices {start_indices} and limit_indices {limit_indices}.")
+    for size, lo, hi, step in zip(x.shape, start_indices, limit_indices, steps):
+        shape.append(0 if hi <= lo else (hi - lo + step - 1) // step)
+    return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+
+
+def _slice_impl(x: np.ndarray, *, start_indices: tuple, limit_indices: tuple,
+                strides: tuple | None) -> np.ndarray:
+    steps = strides or (1,) * len(start_indices)
+    return x[tuple(builtins.slice(lo, hi, st) for lo, hi, st in zip(start_indices, limit_indices, steps))]
+
+
+slice_p = make_primitive("slice", _slice_impl, _slice_abstract)
+
+
+def slice(operand: Any, start_indices: Sequence[int], limit_indices: Sequence[int],  # noqa: A001
+          strides: Sequence[int] | None = None) -> Any:
+    """Static slice x[start:limit:stride] on every axis."""
+    return slice_p.bind(operand, start_indices=_ints(start_indices),
+                        limit_indices=_ints(limit_indices),
+                        strides=None if strides is None else _ints(strides))
+
+
+# -- iota -------------------------------------------------------------------------------------
+
+def _iota_impl(*, dtype: np.dtype, shape: tuple, dimension: int, sharding: Any = None
+               ) -> np.ndarray:
+    line = np.arange(shape[dimension], dtype=dtype)
+    expanded = [1] * len(shape)
+    expanded[dimension] = shape[dimension]
+    return np.broadcast_to(line.reshape(expanded), shape)
+
+
+def _iota_abstract(*, dtype: np.dtype, shape: tuple, dimension: int, sharding: Any = None
+                   ) -> ShapedArray:
+    if not 0 <= dimension < len(shape):
+        raise ValueError(f"iota dimension must be between 0 and len(shape), got "
+                         f"dimension={dimension} for shape {shape}")
+    return ShapedArray(shape, dtype, False)
+
+
+iota_p = make_primitive("iota", _iota_impl, _iota_abstract)
+
+
+def iota(dtype: Any, size: int) -> Any:
+    """0, 1, ..., size-1."""
+    return broadcasted_iota(dtype, (size,), 0)
+
+
+def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int, sharding: Any = None
+                     ) -> Any:
+    """Counting along `dimension` of an array of `shape`."""
+    return iota_p.bind(dtype=dtypes.check_user_dtype(dtype), shape=_ints(shape),
+                       dimension=int(dimension), sharding=None)

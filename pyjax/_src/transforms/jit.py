@@ -1,0 +1,267 @@
+"""jit: trace once per (function, argument structure and avals, static values), then reuse.
+
+The cache lives per underlying function (a weak mapping), so separate `jit(f)` wrappers of the
+same `f` share it while a fresh `partial` or `lambda` is a new function and retraces.  Outside
+any transformation a hit runs the compiled jaxpr; under a transformation the call is one `jit`
+equation holding the sub-jaxpr, so outer transformations see a single call primitive.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import weakref
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from pyjax._src.backend.dispatch import scalar_buffer, to_buffer, wrap
+from pyjax._src.backend.executor import compile_jaxpr
+from pyjax._src.config import config
+from pyjax._src.core import dtypes
+from pyjax._src.core.array import ArrayImpl
+from pyjax._src.core.avals import ShapedArray
+from pyjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, PrintContext, pp_eqn_standard
+from pyjax._src.core.primitive import Primitive
+from pyjax._src.core.trace import Tracer, trace_state
+from pyjax._src.transforms.staging import DebugInfo, abstractify, trace_to_jaxpr
+from pyjax._src.tree_util import tree_flatten, tree_unflatten
+
+CACHE_SIZE = 512  # traces kept per function; the oldest is dropped first
+
+# ---------------------------------------------------------------------------------------------
+# The call primitive
+# ---------------------------------------------------------------------------------------------
+
+jit_p = Primitive("jit", multiple_results=True)
+
+
+def _jit_impl(*bufs: np.ndarray, jaxpr: ClosedJaxpr, name: str) -> list:
+    return compile_jaxpr(jaxpr)(bufs)
+
+
+def _jit_abstract_eval(*avals: ShapedArray, jaxpr: ClosedJaxpr, name: str) -> list:
+    return jaxpr.out_avals
+
+
+def _jit_pp_rule(eqn: Any, context: PrintContext) -> Any:
+    sub = eqn.params["jaxpr"].jaxpr
+    if sub not in context.shared_jaxprs:
+        context.suggest_same_names(sub.invars, eqn.invars)
+        context.suggest_same_names(sub.outvars, eqn.outvars)
+    return pp_eqn_standard(eqn, context, ["name", "jaxpr"])
+
+
+jit_p.impl = _jit_impl
+jit_p.abstract_eval = _jit_abstract_eval
+jit_p.pp_rule = _jit_pp_rule
+
+
+# ---------------------------------------------------------------------------------------------
+# Argument handling
+# ---------------------------------------------------------------------------------------------
+
+def _leaf_signature(x: Any) -> Any:
+    """The part of a leaf that decides whether a trace can be reused."""
+    t = type(x)
+    if t is ArrayImpl:
+        buf = x._buf
+        return (buf.shape, buf.dtype, x._weak)
+    if t in dtypes.python_scalar_dtypes:
+        return t
+    if isinstance(x, Tracer):
+        return x.aval
+    if isinstance(x, (np.ndarray, np.generic)):
+        return (x.shape, dtypes.canonicalize_dtype(x.dtype), False)
+    if hasattr(x, "__jax_array__"):
+        return _leaf_signature(x.__jax_array__())
+    raise TypeError(
+        f"Error interpreting argument to jitted function as an abstract array. The problematic "
+        f"value is of type {type(x)} and was passed as a dynamic argument. Only arrays, "
+        f"Python scalars and pytrees of them can be dynamic; mark the argument static with "
+        f"static_argnums or static_argnames.")
+
+
+def _leaf_buffer(x: Any) -> np.ndarray:
+    if type(x) is ArrayImpl:
+        return x._buf
+    if type(x) in dtypes.python_scalar_dtypes:
+        return scalar_buffer(x)[0]
+    return to_buffer(x)[0]
+
+
+def _hashable_static(value: Any) -> Any:
+    try:
+        hash(value)
+    except TypeError as e:
+        raise ValueError(
+            "Non-hashable static arguments are not supported. An error occurred while trying to "
+            f"hash an object of type {type(value)}, {value}. The error was:\n"
+            f"{type(e).__name__}: {e}\n") from None
+    return value
+
+
+class _Entry:
+    """One cached trace: the jaxpr, its compiled form, and how to rebuild the output pytree."""
+
+    __slots__ = ("jaxpr", "run", "out_avals", "out_tree")
+
+    def __init__(self, jaxpr: ClosedJaxpr, out_tree: Any):
+        self.jaxpr, self.out_tree = jaxpr, out_tree
+        self.out_avals = jaxpr.out_avals
+        self.run = compile_jaxpr(jaxpr)
+
+
+_caches: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
+_strong_caches: dict[Any, dict] = {}
+
+
+def _cache_for(fun: Callable) -> dict:
+    try:
+        return _caches.setdefault(fun, {})
+    except TypeError:  # not weak-referenceable
+        return _strong_caches.setdefault(fun, {})
+
+
+def _lift_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
+    """Turn constants that are tracers of outer traces into leading inputs of the jaxpr."""
+    jaxpr = closed.jaxpr
+    lifted = [(v, c) for v, c in zip(jaxpr.constvars, closed.consts) if isinstance(c, Tracer)]
+    if not lifted:
+        return closed, []
+    kept = [(v, c) for v, c in zip(jaxpr.constvars, closed.consts) if not isinstance(c, Tracer)]
+    new = Jaxpr([v for v, _ in kept], [v for v, _ in lifted] + jaxpr.invars, jaxpr.outvars,
+                jaxpr.eqns, jaxpr.debug_info)
+    return ClosedJaxpr(new, [c for _, c in kept]), [c for _, c in lifted]
+
+
+# ---------------------------------------------------------------------------------------------
+# The wrapper
+# ---------------------------------------------------------------------------------------------
+
+class JitWrapped:
+    """What `jit(f)` returns: a callable with f's name and docstring."""
+
+    def __init__(self, fun: Callable, static_argnums: Sequence[int], static_argnames: Sequence[str]):
+        self._fun = fun
+        self._static_argnums = frozenset(static_argnums)
+        self._static_argnames = frozenset(static_argnames)
+        self._has_static = bool(static_argnums or static_argnames)
+        self._cache = _cache_for(fun)
+        self._name = getattr(fun, "__name__", None) or getattr(
+            getattr(fun, "func", None), "__name__", type(fun).__name__)
+        functools.update_wrapper(self, fun, updated=())
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        return self if obj is None else functools.partial(self, obj)
+
+    def _split(self, args: tuple, kwargs: dict) -> tuple[tuple, dict, tuple]:
+        statics = []
+        dyn_args = []
+        for i, a in enumerate(args):
+            if i in self._static_argnums or i - len(args) in self._static_argnums:
+                statics.append((i, _hashable_static(a)))
+            else:
+                dyn_args.append(a)
+        dyn_kwargs = {}
+        for k, v in kwargs.items():
+            if k in self._static_argnames:
+                statics.append((k, _hashable_static(v)))
+            else:
+                dyn_kwargs[k] = v
+        return tuple(dyn_args), dyn_kwargs, tuple(statics)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if config.disable_jit:
+            return self._fun(*args, **kwargs)
+        if self._has_static:
+            dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
+            leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
+        else:
+            statics = ()
+            leaves, in_tree = tree_flatten((args, kwargs))
+        key = (in_tree, statics, config.x64, *[_leaf_signature(x) for x in leaves])
+        entry = self._cache.get(key)
+        trace = trace_state.trace
+        if entry is None:
+            entry, lifted = self._trace(args, kwargs, leaves, in_tree, statics)
+            if lifted:
+                outs = jit_p.bind(*lifted, *leaves, jaxpr=entry.jaxpr, name=self._name)
+                return tree_unflatten(entry.out_tree, outs)
+            if len(self._cache) >= CACHE_SIZE:
+                del self._cache[next(iter(self._cache))]
+            self._cache[key] = entry
+        if trace is None:
+            outs = entry.run([_leaf_buffer(x) for x in leaves])
+            return tree_unflatten(entry.out_tree,
+                                  [wrap(b, a) for b, a in zip(outs, entry.out_avals)])
+        outs = jit_p.bind(*leaves, jaxpr=entry.jaxpr, name=self._name)
+        return tree_unflatten(entry.out_tree, outs)
+
+    def _trace(self, args: tuple, kwargs: dict, leaves: list, in_tree: Any, statics: tuple
+               ) -> tuple[_Entry, list]:
+        static_pos = {k: v for k, v in statics if isinstance(k, int)}
+        out_tree_box = []
+
+        def flat_fun(*flat: Any) -> list:
+            dyn_args, dyn_kwargs = tree_unflatten(in_tree, flat)
+            it = iter(dyn_args)
+            full = [static_pos[i] if i in static_pos else next(it) for i in range(len(args))]
+            full_kwargs = dict(dyn_kwargs)
+            full_kwargs.update((k, v) for k, v in statics if isinstance(k, str))
+            out_leaves, out_tree = tree_flatten(self._fun(*full, **full_kwargs))
+            out_tree_box.append(out_tree)
+            return out_leaves
+
+        debug = DebugInfo("jit", self._fun, args, kwargs, tuple(static_pos),
+                          tuple(k for k, _ in statics if isinstance(k, str)))
+        closed = trace_to_jaxpr(flat_fun, [abstractify(x) for x in leaves], debug)
+        closed, lifted = _lift_tracer_consts(closed)
+        return _Entry(closed, out_tree_box[0]), lifted
+
+    def trace(self, *args: Any, **kwargs: Any) -> Any:
+        """The traced program (`.jaxpr`) for these arguments, like `jax.jit(f).trace(...)`."""
+        from pyjax._src.transforms.staging import make_jaxpr
+        return make_jaxpr(self._fun, static_argnums=tuple(self._static_argnums))(*args, **kwargs)
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+    def __repr__(self) -> str:
+        return f"<PjitFunction of {self._fun!r}>"
+
+
+def _normalize_static(fun: Callable, static_argnums: Any, static_argnames: Any
+                      ) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """Fill in static argnames from argnums and vice versa, as JAX does, via the signature."""
+    if isinstance(static_argnums, int):
+        static_argnums = (static_argnums,)
+    if isinstance(static_argnames, str):
+        static_argnames = (static_argnames,)
+    nums = tuple(static_argnums or ())
+    names = tuple(static_argnames or ())
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return nums, names
+    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if static_argnums is not None and static_argnames is None:
+        names = tuple(positional[i] for i in nums if -len(positional) <= i < len(positional))
+    elif static_argnames is not None and static_argnums is None:
+        nums = tuple(i for i, n in enumerate(positional) if n in names)
+    return nums, names
+
+
+def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] | None = None,
+        static_argnames: str | Sequence[str] | None = None, donate_argnums: Any = None,
+        donate_argnames: Any = None, inline: bool = False, keep_unused: bool = False,
+        device: Any = None, backend: Any = None, in_shardings: Any = None,
+        out_shardings: Any = None, abstracted_axes: Any = None,
+        compiler_options: Any = None) -> Any:
+    """Compile `fun`: trace it once per argument signature and reuse the compiled program."""
+    if fun is None:
+        return functools.partial(jit, static_argnums=static_argnums,
+                                 static_argnames=static_argnames)
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun}")
+    nums, names = _normalize_static(fun, static_argnums, static_argnames)
+    return JitWrapped(fun, nums, names)

@@ -1,0 +1,252 @@
+"""Staging: run a Python function on tracers that record every primitive into a jaxpr.
+
+`StagingTrace` is JAX's DynamicJaxprTrace: each tracer *is* a jaxpr variable.  Values that are
+not its tracers are constants: scalars become literals (`2.0:f32[]`), arrays and tracers of outer
+traces become constvars.  `make_jaxpr` and `jit` are built on `trace_to_jaxpr`.
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from pyjax._src.backend.dispatch import to_buffer
+from pyjax._src.core import dtypes
+from pyjax._src.core.array import ArrayImpl
+from pyjax._src.core.avals import ShapedArray
+from pyjax._src.core.jaxpr import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
+from pyjax._src.core.trace import Trace, Tracer, check_alive, use_trace
+
+
+class DebugInfo:
+    """What a trace is for, kept to word error messages (built only when an error is printed)."""
+
+    __slots__ = ("traced_for", "fun", "args", "kwargs", "static_argnums", "static_argnames")
+
+    def __init__(self, traced_for: str, fun: Callable, args: tuple = (), kwargs: dict | None = None,
+                 static_argnums: Sequence[int] = (), static_argnames: Sequence[str] = ()):
+        self.traced_for, self.fun, self.args, self.kwargs = traced_for, fun, args, kwargs or {}
+        self.static_argnums, self.static_argnames = tuple(static_argnums), tuple(static_argnames)
+
+    def func_src_info(self) -> str:
+        fun = inspect.unwrap(getattr(self.fun, "func", self.fun))
+        name = getattr(fun, "__name__", type(fun).__name__)
+        code = getattr(fun, "__code__", None)
+        return f"{name} at {code.co_filename}:{code.co_firstlineno}" if code else name
+
+    def arg_names(self) -> list[str]:
+        """Names of the flattened dynamic arguments, e.g. `x`, `params['w']`, `args[1]`."""
+        from pyjax._src.tree_util import keystr, tree_flatten_with_path
+        try:
+            params = list(inspect.signature(self.fun).parameters.values())
+        except (TypeError, ValueError):
+            params = []
+        names = []
+        for i, arg in enumerate(self.args):
+            if i in self.static_argnums:
+                continue
+            if i < len(params) and params[i].kind in (params[i].POSITIONAL_ONLY,
+                                                      params[i].POSITIONAL_OR_KEYWORD):
+                base = params[i].name
+            else:
+                base = f"args[{i}]"
+            for path, _ in tree_flatten_with_path(arg)[0]:
+                names.append(base + keystr(path))
+        for key in sorted(self.kwargs):
+            if key in self.static_argnames:
+                continue
+            for path, _ in tree_flatten_with_path(self.kwargs[key])[0]:
+                names.append(key + keystr(path))
+        return names
+
+
+def abstractify(x: Any) -> ShapedArray:
+    """The abstract value a traced function sees for argument `x`."""
+    if type(x) is ArrayImpl:
+        return ShapedArray(x._buf.shape, x._buf.dtype, x._weak)
+    if isinstance(x, Tracer):
+        return x.aval
+    if hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, (np.ndarray, np.generic)):
+        return ShapedArray(tuple(x.shape), dtypes.canonicalize_dtype(x.dtype),
+                           getattr(x, "weak_type", False))
+    buf, weak = to_buffer(x)
+    return ShapedArray(buf.shape, buf.dtype, weak)
+
+
+class DynamicJaxprTracer(Tracer):
+    """A tracer that is a variable of the jaxpr being built."""
+
+    __slots__ = ("var",)
+    tracer_name = "JitTracer"
+
+    def __init__(self, trace: "StagingTrace", var: Var):
+        self._trace = trace
+        self.var = var
+
+    @property
+    def aval(self) -> ShapedArray:
+        return self.var.aval
+
+
+class StagingTrace(Trace):
+    """Records primitives as equations; see the module docstring for how constants are kept."""
+
+    def __init__(self, debug_info: DebugInfo | None = None):
+        self.debug_info = debug_info
+        self.invars: list[Var] = []
+        self.eqns: list[Eqn] = []
+        self.constvars: list[Var] = []
+        self.const_values: list[Any] = []
+        self._const_ids: dict[int, Var] = {}
+
+    # -- inputs and constants ---------------------------------------------------------------
+    def new_arg(self, aval: ShapedArray) -> DynamicJaxprTracer:
+        var = Var(aval)
+        self.invars.append(var)
+        return DynamicJaxprTracer(self, var)
+
+    def to_atom(self, x: Any) -> Var | Literal:
+        if isinstance(x, Tracer):
+            if x._trace is self:
+                return x.var
+            check_alive(x)
+            return self._constvar(x, x.aval)
+        if type(x) is ArrayImpl:
+            buf, weak = x._buf, x._weak
+        else:
+            buf, weak = to_buffer(x)
+            x = ArrayImpl(buf, weak)
+        aval = ShapedArray(buf.shape, buf.dtype, weak)
+        if buf.ndim == 0:
+            return Literal(buf, aval)
+        return self._constvar(x, aval)
+
+    def _constvar(self, value: Any, aval: ShapedArray) -> Var:
+        var = self._const_ids.get(id(value))
+        if var is None:
+            var = Var(aval)
+            self._const_ids[id(value)] = var
+            self.constvars.append(var)
+            self.const_values.append(value)
+        return var
+
+    # -- equations --------------------------------------------------------------------------
+    def process_primitive(self, prim: Any, args: tuple, params: dict) -> Any:
+        atoms = [self.to_atom(x) for x in args]
+        out = prim.abstract_eval(*[a.aval for a in atoms], **params)
+        if prim.multiple_results:
+            outvars = [Var(aval) for aval in out]
+            self.eqns.append(Eqn(prim, atoms, outvars, params))
+            return [DynamicJaxprTracer(self, v) for v in outvars]
+        var = Var(out)
+        self.eqns.append(Eqn(prim, atoms, [var], params))
+        return DynamicJaxprTracer(self, var)
+
+    def to_closed_jaxpr(self, outs: Sequence[Any]) -> ClosedJaxpr:
+        for x in outs:
+            self._check_output(x)
+        outvars = [self.to_atom(x) for x in outs]
+        jaxpr = Jaxpr(self.constvars, self.invars, outvars, self.eqns)
+        return ClosedJaxpr(jaxpr, self.const_values)
+
+    def _check_output(self, x: Any) -> None:
+        """Outputs must be arrays or scalars; anything else is the user's bug, named as JAX does."""
+        if isinstance(x, (Tracer, ArrayImpl)) or type(x) in dtypes.python_scalar_dtypes:
+            return
+        if isinstance(x, (np.ndarray, np.generic)) and \
+                dtypes.canonicalize_dtype(x.dtype) in dtypes.supported_dtypes:
+            return
+        where = self.debug_info.func_src_info() if self.debug_info else "the traced function"
+        traced_for = self.debug_info.traced_for if self.debug_info else "jit"
+        raise TypeError(f"function {where} traced for {traced_for} returned a value of type "
+                        f"{type(x)}, which is not a valid JAX type")
+
+    # -- error messages ---------------------------------------------------------------------
+    def _input_dependence(self, var: Var) -> list[int]:
+        """Positions of the inputs that `var` depends on (walking the equations backwards)."""
+        needed = {var}
+        for eqn in reversed(self.eqns):
+            if any(v in needed for v in eqn.outvars):
+                needed.update(a for a in eqn.invars if type(a) is Var)
+        return [i for i, v in enumerate(self.invars) if v in needed]
+
+    def describe_dependence(self, tracer: Tracer) -> str:
+        dbg = self.debug_info
+        if dbg is None:
+            return ""
+        text = f"The error occurred while tracing the function {dbg.func_src_info()} for " \
+               f"{dbg.traced_for}. "
+        positions = self._input_dependence(tracer.var) if isinstance(tracer, DynamicJaxprTracer) else []
+        if positions:
+            try:
+                all_names = dbg.arg_names()
+                names = [all_names[i] for i in positions]
+            except Exception:  # noqa: BLE001 - a message must never fail to build
+                names = ["unknown"] * len(positions)
+            if len(names) == 1:
+                which = f"the argument {names[0]}"
+            elif len(names) == 2:
+                which = f"the arguments {names[0]} and {names[1]}"
+            else:
+                which = f"the arguments {', '.join(names[:-1])}, and {names[-1]}"
+            plural = "s" if len(names) > 1 else ""
+            text += ("This concrete value was not available in Python because it depends on "
+                     f"the value{plural} of {which}.")
+        hint = ("To fix it, mark the argument static (static_argnums / static_argnames), or "
+                "use jnp.where or lax.cond / lax.while_loop instead of Python control flow.")
+        return text + "\n" + hint if positions else text
+
+    def describe_leak(self) -> str:
+        dbg = self.debug_info
+        if dbg is None:
+            return ""
+        return (f"The function being traced when the value leaked was {dbg.func_src_info()} "
+                f"traced for {dbg.traced_for}.")
+
+
+def trace_to_jaxpr(flat_fun: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray],
+                   debug_info: DebugInfo | None = None) -> ClosedJaxpr:
+    """Trace `flat_fun` (flat list in, flat list out) on fresh variables of `in_avals`."""
+    trace = StagingTrace(debug_info)
+    args = [trace.new_arg(aval) for aval in in_avals]
+    try:
+        with use_trace(trace):
+            outs = flat_fun(*args)
+        return trace.to_closed_jaxpr(outs)
+    finally:
+        trace.finish()
+
+
+def make_jaxpr(fun: Callable, static_argnums: int | Sequence[int] = (),
+               return_shape: bool = False, **_: Any) -> Callable[..., Any]:
+    """`make_jaxpr(f)(*args)`: the ClosedJaxpr of `f` traced at the avals of `args`."""
+    from pyjax._src.tree_util import tree_flatten, tree_unflatten
+    if isinstance(static_argnums, int):
+        static_argnums = (static_argnums,)
+
+    def make(*args: Any, **kwargs: Any) -> Any:
+        static = set(i if i >= 0 else i + len(args) for i in static_argnums)
+        dyn_args = [a for i, a in enumerate(args) if i not in static]
+        leaves, in_tree = tree_flatten((dyn_args, kwargs))
+        out_tree_box = []
+
+        def flat_fun(*flat: Any) -> list:
+            dyn, kw = tree_unflatten(in_tree, flat)
+            it = iter(dyn)
+            full = [a if i in static else next(it) for i, a in enumerate(args)]
+            out_leaves, out_tree = tree_flatten(fun(*full, **kw))
+            out_tree_box.append(out_tree)
+            return out_leaves
+
+        debug = DebugInfo("jit", fun, args, kwargs, tuple(static))
+        closed = trace_to_jaxpr(flat_fun, [abstractify(x) for x in leaves], debug)
+        if return_shape:
+            from pyjax._src.api_types import ShapeDtypeStruct
+            shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+                      for a in closed.out_avals]
+            return closed, tree_unflatten(out_tree_box[0], shapes)
+        return closed
+
+    make.__name__ = f"make_jaxpr({getattr(fun, '__name__', fun)})"
+    return make

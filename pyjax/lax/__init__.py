@@ -1,0 +1,17 @@
+"""pyjax.lax: the primitive operations (re-exports only)."""
+from pyjax._src.primitives.dot import dot, dot_general, dot_general_p  # noqa: F401
+from pyjax._src.primitives.elementwise import (  # noqa: F401
+    abs, acos, acosh, add, asin, asinh, atan, atan2, atanh, bitwise_and, bitwise_not,
+    bitwise_or, bitwise_xor, cbrt, ceil, clamp, clz, complex, conj, convert_element_type, cos,
+    cosh, digamma, div, eq, erf, erf_inv, erfc, exp, exp2, expm1, floor, ge, gt, imag,
+    integer_pow, is_finite, le, lgamma, log, log1p, logistic, lt, max, min, mul, ne, neg,
+    nextafter, population_count, pow, real, rem, round, rsqrt, select, select_n,
+    shift_left, shift_right_arithmetic, shift_right_logical, sign, sin, sinh, sqrt, square,
+    sub, tan, tanh)
+from pyjax._src.primitives.reductions import (  # noqa: F401
+    argmax, argmin, reduce_and, reduce_max, reduce_min, reduce_or, reduce_prod, reduce_sum,
+    reduce_xor)
+from pyjax._src.primitives.shape import (  # noqa: F401
+    broadcast, broadcast_in_dim, broadcasted_iota, concatenate, expand_dims, iota, pad, reshape,
+    rev, slice, squeeze, transpose)
+
