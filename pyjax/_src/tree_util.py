@@ -30,7 +30,7 @@ KeyPath = tuple[Any, ...]
 # --------------------------------------------------------------------------------------------
 
 class _KeyEntry:
-    """Base of the built-in key entries: an immutable wrapper of one value, equal by class and value."""
+    """Base of the built-in key entries: one immutable value; equal by class and value."""
 
     __slots__ = ("_value",)
 
@@ -104,7 +104,7 @@ class GetAttrKey(_KeyEntry):
 
 
 class FlattenedIndexKey(_KeyEntry):
-    """Position of a child of a custom node registered without keys, printed as `[<flat index i>]`."""
+    """Position of a child of a custom node registered without keys: `[<flat index i>]`."""
 
     __slots__ = ()
     __match_args__ = ("key",)
@@ -147,18 +147,18 @@ class _NodeKind:
 
     def split(self, x: Any) -> tuple[Sequence[Any], Any]:
         """(children, aux) of node `x`, one level deep."""
-        return x, None
+        raise NotImplementedError
 
     def split_with_keys(self, x: Any) -> tuple[list[tuple[Any, Any]], Any]:
         """([(key entry, child)], aux) of node `x`."""
-        return [(SequenceKey(i), c) for i, c in enumerate(x)], None
+        raise NotImplementedError
 
     def build(self, aux: Any, children: list[Any]) -> Any:
         """Rebuilds a node from its aux data and its (already rebuilt) children."""
         raise NotImplementedError
 
     def match(self, x: Any, aux: Any, arity: int) -> Sequence[Any]:
-        """Children of `x`, after checking that `x` is a node of this kind with this aux and arity."""
+        """Children of `x`, after checking that it is a node of this kind, aux and arity."""
         raise NotImplementedError
 
     def describe(self, aux: Any, children: list[str]) -> str:
@@ -206,11 +206,13 @@ class _NoneKind(_NodeKind):
 class _SequenceKind(_NodeKind):
     """tuple or list (exact types only; subclasses other than namedtuples are leaves)."""
 
-    __slots__ = ("_label",)
+    __slots__ = ()
 
-    def __init__(self, nodetype: type, label: str):
-        super().__init__(nodetype)
-        self._label = label
+    def split(self, x):
+        return x, None
+
+    def split_with_keys(self, x):
+        return [(SequenceKey(i), c) for i, c in enumerate(x)], None
 
     def build(self, aux, children):
         return children if self.type is list else tuple(children)
@@ -220,7 +222,8 @@ class _SequenceKind(_NodeKind):
         if type(x) is not self.type:
             raise ValueError(f"Expected {name}, got {x!r}.")
         if len(x) != arity:
-            raise ValueError(f"{self._label} arity mismatch: {len(x)} != {arity}; {name}: {x!r}.")
+            raise ValueError(
+                f"{name.capitalize()} arity mismatch: {len(x)} != {arity}; {name}: {x!r}.")
         return x
 
     def describe(self, aux, children):
@@ -238,6 +241,7 @@ def _sorted_keys(d: dict) -> list:
 
 
 def _key_sort_error() -> ValueError:
+    """JAX's error for dict keys that cannot be sorted."""
     return ValueError("Comparator raised exception while sorting pytree dictionary keys.")
 
 
@@ -344,14 +348,12 @@ class _CustomKind(_NodeKind):
             raise ValueError(f"Mismatch {self._what} data: {aux!r} != {x_aux!r}; value: {x!r}.")
         children = list(children)
         if len(children) != arity:
-            raise ValueError(f"Custom type arity mismatch: {len(children)} != {arity}; value: {x!r}.")
+            raise ValueError(
+                f"Custom type arity mismatch: {len(children)} != {arity}; value: {x!r}.")
         return children
 
     def describe(self, aux, children):
         return f"CustomNode({self.type.__name__}[{aux}], [{', '.join(children)}])"
-
-    def one_level(self, x):
-        return _checked_split(self._flatten(x))
 
 
 def _checked_split(result: Any) -> tuple[Iterable[Any], Any]:
@@ -372,7 +374,7 @@ def _checked_split(result: Any) -> tuple[Iterable[Any], Any]:
 
 
 class _DataclassKind(_CustomKind):
-    """A type registered with `register_dataclass`: data fields are children, meta fields the aux."""
+    """A type registered with `register_dataclass`: data fields are children, meta fields aux."""
 
     __slots__ = ("_data_fields", "_meta_fields")
     _what = "custom dataclass node"
@@ -393,13 +395,10 @@ class _DataclassKind(_CustomKind):
         return self.type(**dict(zip(self._meta_fields, aux)),
                          **dict(zip(self._data_fields, children)))
 
-    def one_level(self, x):
-        return self.split(x)
-
 
 _NONE = _NoneKind(type(None))
-_TUPLE = _SequenceKind(tuple, "Tuple")
-_LIST = _SequenceKind(list, "List")
+_TUPLE = _SequenceKind(tuple)
+_LIST = _SequenceKind(list)
 _DICT = _DictKind(dict)
 _NAMEDTUPLE = _NamedTupleKind(tuple)
 
@@ -430,7 +429,7 @@ def _kind_of(x: Any) -> _NodeKind | None:
 
 
 def is_registered_node(nodetype: type) -> bool:
-    """True if `nodetype` itself is in the registry (None, tuple, list, dict or a registered type)."""
+    """True if `nodetype` itself is registered (None, tuple, list, dict or a registered type)."""
     return nodetype in _kinds
 
 
@@ -496,7 +495,8 @@ def _is_leaf_verdict(result: Any) -> bool:
         return True
     if result is False or result is None:
         return False
-    raise ValueError(f"is_leaf predicate returned a non-boolean value {result!r}; expected a boolean")
+    raise ValueError(
+        f"is_leaf predicate returned a non-boolean value {result!r}; expected a boolean")
 
 
 def _flatten_general(x: Any, leaves: list, is_leaf: Callable | None, path: KeyPath | None) -> Any:
@@ -563,12 +563,14 @@ def _describe(spec: Any) -> str:
 
 
 def _count_leaves(spec: Any) -> int:
+    """Number of leaves in a spec."""
     if spec is _LEAF:
         return 1
     return sum(_count_leaves(c) for c in spec[2])
 
 
 def _count_nodes(spec: Any) -> int:
+    """Number of nodes in a spec, leaves included."""
     if spec is _LEAF:
         return 1
     return 1 + sum(_count_nodes(c) for c in spec[2])
@@ -729,7 +731,10 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
         else:
             return list(tree), _flat_tuple_treedef(len(tree))
     leaves: list = []
-    spec = _flatten(tree, leaves) if is_leaf is None else _flatten_general(tree, leaves, is_leaf, None)
+    if is_leaf is None:
+        spec = _flatten(tree, leaves)
+    else:
+        spec = _flatten_general(tree, leaves, is_leaf, None)
     return leaves, PyTreeDef(spec, len(leaves))
 
 
@@ -940,9 +945,8 @@ def tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any,
     path_is_leaf = _path_is_leaf(is_leaf, is_leaf_takes_path)
     pairs, treedef = tree_flatten_with_path(tree, path_is_leaf, True)
     others = _flatten_rest(treedef, tree, rest, path_is_leaf, "tree_map_with_path tree")
-    leaves = [leaf for _, leaf in pairs]
-    return _unflatten_exact(
-        treedef, [f(p, *xs) for (p, _), xs in zip(pairs, zip(leaves, *others))])
+    paths, leaves = [p for p, _ in pairs], [x for _, x in pairs]
+    return _unflatten_exact(treedef, [f(*args) for args in zip(paths, leaves, *others)])
 
 
 # --------------------------------------------------------------------------------------------
@@ -995,6 +999,7 @@ def _prefix_errors(path: KeyPath, prefix: Any, full: Any, is_leaf: Callable | No
 
 def _length_error(where: str, type_name: str, n_prefix: int, n_full: int
                   ) -> Callable[[str], ValueError]:
+    """Error maker: a list or tuple has different lengths in the two trees."""
     return lambda name: ValueError(
         f"pytree structure error: different lengths of {type_name} at key path\n"
         f"    {name}{where}\n"
@@ -1004,6 +1009,7 @@ def _length_error(where: str, type_name: str, n_prefix: int, n_full: int
 
 def _children_error(where: str, typ: type, p_keys: list, f_keys: list
                     ) -> Callable[[str], ValueError]:
+    """Error maker: a node has different numbers of children in the two trees."""
     try:
         diff = " ".join(map(_simple_entrystr, set(p_keys) ^ set(f_keys)))
         diff_text = f"so the symmetric difference on key sets is\n    {diff}"
@@ -1022,6 +1028,7 @@ def _children_error(where: str, typ: type, p_keys: list, f_keys: list
 
 
 def _metadata_error(where: str, typ: type, p_aux: Any, f_aux: Any) -> Callable[[str], ValueError]:
+    """Error maker: a node has different metadata in the two trees, with a line diff."""
     p_text, f_text = str(p_aux), str(f_aux)
     diff = textwrap.indent("\n".join(difflib.ndiff(p_text.splitlines(), f_text.splitlines())),
                            prefix="    ")
@@ -1080,9 +1087,11 @@ def register_pytree_node(nodetype: type[T],
                          flatten_with_keys_func: Callable[[T], tuple[Iterable[tuple[Any, Any]],
                                                                      Hashable]] | None = None
                          ) -> None:
-    """Makes `nodetype` a pytree node: `flatten_func(x) -> (children, aux)`,
-    `unflatten_func(aux, children) -> x`, and optionally `flatten_with_keys_func(x) ->
-    ([(key, child)], aux)` for key paths."""
+    """Makes `nodetype` a pytree node (registering a type twice is a ValueError).
+
+    `flatten_func(x) -> (children, aux)`, `unflatten_func(aux, children) -> x`; the optional
+    `flatten_with_keys_func(x) -> ([(key, child)], aux)` gives the children's key-path entries.
+    """
     _register(_CustomKind(nodetype, flatten_func, unflatten_func, flatten_with_keys_func))
 
 
@@ -1101,15 +1110,15 @@ def register_pytree_with_keys(nodetype: type[T],
 
 
 def register_pytree_node_class(cls: Typ) -> Typ:
-    """Class decorator: registers `cls` using its `tree_flatten` method and `tree_unflatten`
+    """Class decorator: registers `cls` by its `tree_flatten` method and `tree_unflatten`
     classmethod."""
     register_pytree_node(cls, operator.methodcaller("tree_flatten"), cls.tree_unflatten)
     return cls
 
 
 def register_pytree_with_keys_class(cls: Typ) -> Typ:
-    """Class decorator: registers `cls` using its `tree_flatten_with_keys` method (and
-    `tree_flatten` if defined) and its `tree_unflatten` classmethod."""
+    """Class decorator: registers `cls` by its `tree_flatten_with_keys` method (and `tree_flatten`
+    if defined) and its `tree_unflatten` classmethod."""
     flatten = operator.methodcaller("tree_flatten") if hasattr(cls, "tree_flatten") else None
     register_pytree_with_keys(cls, operator.methodcaller("tree_flatten_with_keys"),
                               cls.tree_unflatten, flatten)
@@ -1161,7 +1170,7 @@ def _check_dataclass_fields(nodetype: type, data_fields: tuple, meta_fields: tup
 
 
 def static(**kwargs: Any) -> Any:
-    """`dataclasses.field(**kwargs)` marked `static=True`, i.e. a meta field for register_dataclass."""
+    """`dataclasses.field(**kwargs)` marked `static=True`: a meta field for register_dataclass."""
     metadata = {"static": True, **(kwargs.pop("metadata", None) or {})}
     return dataclasses.field(metadata=metadata, **kwargs)
 
@@ -1202,11 +1211,13 @@ default_registry = _Registry()
 
 
 def _flatten_defaultdict_with_keys(d: collections.defaultdict):
+    """Children in sorted-key order; aux is (default_factory, keys)."""
     keys = tuple(_sorted_keys(d))
     return tuple((DictKey(k), d[k]) for k in keys), (d.default_factory, keys)
 
 
 def _flatten_ordereddict_with_keys(d: collections.OrderedDict):
+    """Children in insertion order; aux is the keys."""
     keys = tuple(d)
     return tuple((DictKey(k), d[k]) for k in keys), keys
 
@@ -1252,7 +1263,8 @@ class Partial(functools.partial):
             return super().__new__(cls, func, *args, **kw)
         shim = _HashableCallableShim(func)
         out = super().__new__(cls, shim, *args, **kw)
-        # Expose the wrapped partial's parts, as JAX does (set after construction on purpose).
+        # Expose the wrapped partial's parts, as JAX does; only now, because the pure-Python
+        # functools.partial unwraps any `func` that has a `func` attribute.
         shim.func, shim.args, shim.keywords = func.func, func.args, func.keywords
         return out
 

@@ -15,3 +15,6 @@ from pyjax._src.primitives.shape import (  # noqa: F401
     broadcast, broadcast_in_dim, broadcasted_iota, concatenate, expand_dims, iota, pad, reshape,
     rev, slice, squeeze, transpose)
 
+from pyjax._src.primitives.extra import (  # noqa: F401
+    bitcast_convert_type, cumlogsumexp, cummax, cummin, cumprod, cumsum, full, full_like,
+    index_in_dim, slice_in_dim, sort, sort_key_val, split, stop_gradient, tile)

@@ -1,7 +1,8 @@
-"""The jit backend for now: turn a ClosedJaxpr into a Python callable over NumPy buffers.
+"""The jit backend for now: compile a ClosedJaxpr into straight-line Python over NumPy buffers.
 
-Each equation becomes (impl, input slots, output slots, params) in a flat program that runs
-with a list as its environment; constants and literals are resolved once, at compile time.
+Each equation becomes one line `v7 = impl_3(v2, v5, **params_3)` of a generated function;
+constants and literals are bound once as globals of that function, so a call does no lookups
+beyond the impls themselves.  Algebraic rewrites (backend.simplify) run first, as XLA's would.
 """
 from __future__ import annotations
 
@@ -16,47 +17,64 @@ from pyjax._src.core.jaxpr import ClosedJaxpr, Literal
 
 def compile_jaxpr(closed: ClosedJaxpr) -> Callable[[Sequence[np.ndarray]], list]:
     """A function from input buffers to output buffers (cached on the ClosedJaxpr)."""
-    if closed.executable is not None:
-        return closed.executable
-    original, closed = closed, simplify(closed)
-    jaxpr = closed.jaxpr
-    slot: dict[Any, int] = {}
-    init: list[Any] = []
+    if closed.executable is None:
+        closed.executable = _generate(simplify(closed))
+    return closed.executable
 
-    def new_slot(var: Any, value: Any = None) -> int:
-        slot[var] = len(init)
-        init.append(value)
-        return slot[var]
+
+def _generate(closed: ClosedJaxpr) -> Callable[[Sequence[np.ndarray]], list]:
+    jaxpr = closed.jaxpr
+    names: dict[Any, str] = {}
+    namespace: dict[str, Any] = {}
+
+    def bind_global(value: Any) -> str:
+        name = f"g{len(namespace)}"
+        namespace[name] = value
+        return name
+
+    def ref(atom: Any) -> str:
+        if type(atom) is Literal:
+            return bind_global(atom.val)
+        return names[atom]
 
     for var, value in zip(jaxpr.constvars, closed.consts):
-        new_slot(var, to_buffer(value)[0])
-    in_slots = [new_slot(v) for v in jaxpr.invars]
+        names[var] = bind_global(to_buffer(value)[0])
+    args = [f"a{i}" for i in range(len(jaxpr.invars))]
+    names.update(zip(jaxpr.invars, args))
+    last_use = _last_uses(jaxpr)
+    lines = [f"def run({', '.join(args)}):"]
+    for i, eqn in enumerate(jaxpr.eqns):
+        outs = [f"v{i}_{j}" for j in range(len(eqn.outvars))]
+        names.update(zip(eqn.outvars, outs))
+        impl = bind_global(eqn.primitive.impl)
+        call_args = [ref(a) for a in eqn.invars]
+        if eqn.params:
+            call_args.append("**" + bind_global(eqn.params))
+        call = f"{impl}({', '.join(call_args)})"
+        if eqn.primitive.multiple_results:
+            lines.append(f"    {', '.join(outs)}{',' if len(outs) == 1 else ''} = {call}"
+                         if outs else f"    {call}")
+        else:
+            lines.append(f"    {outs[0]} = {call}")
+        dead = [names[v] for v in last_use.get(i, ())]
+        if dead:  # free temporaries at once: big buffers then recycle instead of page-faulting
+            lines.append(f"    del {', '.join(dead)}")
+    lines.append(f"    return [{', '.join(ref(v) for v in jaxpr.outvars)}]")
+    exec(compile("\n".join(lines), f"<jaxpr {id(jaxpr):x}>", "exec"), namespace)
+    run = namespace["run"]
+    return lambda buffers: run(*buffers)
 
-    def ref(atom: Any) -> int:
-        if type(atom) is Literal:
-            return new_slot(object(), atom.val)
-        return slot[atom]
 
-    program = []
-    for eqn in jaxpr.eqns:
-        ins = tuple(ref(a) for a in eqn.invars)
-        outs = tuple(new_slot(v) for v in eqn.outvars)
-        prim = eqn.primitive
-        program.append((prim.impl, ins, outs, eqn.params, prim.multiple_results))
-    out_slots = [ref(v) for v in jaxpr.outvars]
-
-    def run(args: Sequence[np.ndarray]) -> list:
-        env = list(init)
-        for i, a in zip(in_slots, args):
-            env[i] = a
-        for impl, ins, outs, params, multiple in program:
-            result = impl(*[env[i] for i in ins], **params)
-            if multiple:
-                for i, r in zip(outs, result):
-                    env[i] = r
-            else:
-                env[outs[0]] = result
-        return [env[i] for i in out_slots]
-
-    original.executable = run
-    return run
+def _last_uses(jaxpr: Any) -> dict[int, list]:
+    """For each equation index, the variables used there for the last time (not outputs)."""
+    keep = {v for v in jaxpr.outvars if type(v) is not Literal}
+    last: dict[Any, int] = {}
+    for i, eqn in enumerate(jaxpr.eqns):
+        for a in eqn.invars:
+            if type(a) is not Literal:
+                last[a] = i
+    by_eqn: dict[int, list] = {}
+    for var, i in last.items():
+        if var not in keep and var not in jaxpr.constvars:
+            by_eqn.setdefault(i, []).append(var)
+    return by_eqn

@@ -174,36 +174,37 @@ class JitWrapped:
         if config.disable_jit:
             return self._fun(*args, **kwargs)
         if self._has_static:
-            dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
-            leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
+            args_, kwargs_, statics = self._split(args, kwargs)
         else:
-            statics = ()
-            leaves, in_tree = tree_flatten((args, kwargs))
-        key = (in_tree, statics, config.x64, *[_leaf_signature(x) for x in leaves])
+            args_, kwargs_, statics = args, kwargs, ()
+        # Without keyword arguments only the positional tuple is flattened (the fast path);
+        # the flag in the key keeps the two layouts apart.
+        leaves, in_tree = tree_flatten((args_, kwargs_) if kwargs_ else args_)
+        key = (in_tree, bool(kwargs_), statics, config.x64, *[_leaf_signature(x) for x in leaves])
         entry = self._cache.get(key)
-        trace = trace_state.trace
         if entry is None:
-            entry, lifted = self._trace(args, kwargs, leaves, in_tree, statics)
+            entry, lifted = self._trace(args, kwargs, leaves, in_tree, bool(kwargs_), statics)
             if lifted:
                 outs = jit_p.bind(*lifted, *leaves, jaxpr=entry.jaxpr, name=self._name)
                 return tree_unflatten(entry.out_tree, outs)
             if len(self._cache) >= CACHE_SIZE:
                 del self._cache[next(iter(self._cache))]
             self._cache[key] = entry
-        if trace is None:
+        if trace_state.trace is None:
             outs = entry.run([_leaf_buffer(x) for x in leaves])
             return tree_unflatten(entry.out_tree,
                                   [wrap(b, a) for b, a in zip(outs, entry.out_avals)])
         outs = jit_p.bind(*leaves, jaxpr=entry.jaxpr, name=self._name)
         return tree_unflatten(entry.out_tree, outs)
 
-    def _trace(self, args: tuple, kwargs: dict, leaves: list, in_tree: Any, statics: tuple
-               ) -> tuple[_Entry, list]:
+    def _trace(self, args: tuple, kwargs: dict, leaves: list, in_tree: Any, has_kwargs: bool,
+               statics: tuple) -> tuple[_Entry, list]:
         static_pos = {k: v for k, v in statics if isinstance(k, int)}
         out_tree_box = []
 
         def flat_fun(*flat: Any) -> list:
-            dyn_args, dyn_kwargs = tree_unflatten(in_tree, flat)
+            structure = tree_unflatten(in_tree, flat)
+            dyn_args, dyn_kwargs = structure if has_kwargs else (structure, {})
             it = iter(dyn_args)
             full = [static_pos[i] if i in static_pos else next(it) for i in range(len(args))]
             full_kwargs = dict(dyn_kwargs)

@@ -1,0 +1,298 @@
+"""More lax operations used by jnp: bitcast_convert_type, stop_gradient, copy, the cumulative
+reductions (cumsum, cumprod, cummax, cummin, cumlogsumexp), sort and split; and lax-level
+helpers that bind existing primitives (full, full_like, tile, slice_in_dim, index_in_dim,
+broadcast_to, broadcast_to_rank, asarray).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from pyjax._src.backend.dispatch import to_buffer
+from pyjax._src.core import dtypes
+from pyjax._src.core.array import Array, ArrayImpl
+from pyjax._src.core.avals import ShapedArray
+from pyjax._src.primitives import elementwise as ew
+from pyjax._src.primitives import shape as shp
+from pyjax._src.primitives._rules import ANY, NUMBER, check_kinds, make_primitive
+from pyjax._src.tree_util import tree_map
+
+
+def _canonical_axis(axis: int, ndim: int) -> int:
+    if not -ndim <= axis < max(ndim, 1):
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim if ndim else axis
+
+
+# -- bitcast_convert_type ---------------------------------------------------------------------
+
+def _bitcast_abstract(x: ShapedArray, *, new_dtype: np.dtype) -> ShapedArray:
+    special = (dtypes.bool_,)
+    if (x.dtype in special or dtypes.is_complex(x.dtype) or new_dtype in special
+            or dtypes.is_complex(new_dtype)) and x.dtype != new_dtype:
+        raise TypeError("lax.bitcast_convert_type does not support bool or complex values "
+                        "unless the operand and destination types match. Got operand "
+                        f"dtype={x.dtype}, new_dtype={new_dtype}. Consider using the arr.view() "
+                        "method instead.")
+    old_bits, new_bits = x.dtype.itemsize * 8, new_dtype.itemsize * 8
+    if old_bits == new_bits:
+        shape = x.shape
+    elif old_bits > new_bits:
+        shape = (*x.shape, old_bits // new_bits)
+    else:
+        last = x.shape[-1] if x.shape else 1
+        if last * old_bits != new_bits:
+            raise ValueError(f"Attempting to convert array of shape {x.shape} from {x.dtype} of "
+                             f"size {old_bits} bits to {new_dtype} of size {new_bits}, bits but "
+                             f"{last} * {old_bits} != {new_bits}")
+        shape = x.shape[:-1]
+    return ShapedArray(shape, new_dtype, False)
+
+
+def _bitcast_impl(x: np.ndarray, *, new_dtype: np.dtype) -> np.ndarray:
+    old, new = x.dtype.itemsize, new_dtype.itemsize
+    if old < new:
+        return np.ascontiguousarray(x).view(new_dtype).reshape(x.shape[:-1])
+    return np.ascontiguousarray(x).view(new_dtype).reshape(
+        x.shape if old == new else (*x.shape, old // new))
+
+
+bitcast_convert_type_p = make_primitive("bitcast_convert_type", _bitcast_impl, _bitcast_abstract)
+
+
+def bitcast_convert_type(operand: Any, new_dtype: Any) -> Any:
+    """Reinterpret the bits of `operand` as `new_dtype` (adding or removing a trailing axis
+    when the widths differ)."""
+    return bitcast_convert_type_p.bind(operand, new_dtype=dtypes.check_user_dtype(new_dtype))
+
+
+# -- stop_gradient and copy: identities ------------------------------------------------------
+
+stop_gradient_p = make_primitive("stop_gradient", lambda x: x, lambda x: x)
+copy_p = make_primitive("copy", np.copy, lambda x: x)
+
+
+def stop_gradient(x: Any) -> Any:
+    """The identity on every leaf of `x`, through which no gradient flows."""
+    return tree_map(stop_gradient_p.bind, x)
+
+
+def array_copy(x: Any) -> Any:
+    """A copy of `x` (the `copy` equation jnp.array records for a traced input)."""
+    return copy_p.bind(x)
+
+
+# -- cumulative reductions --------------------------------------------------------------------
+
+def _cumulative(name: str, np_fn: Callable) -> Any:
+    def abstract_eval(x: ShapedArray, *, axis: int, reverse: bool) -> ShapedArray:
+        if axis < 0:
+            raise ValueError("XLA operations do not allow negative axes")
+        if axis >= x.ndim:
+            raise ValueError(f"axis {axis} is out of bounds for array of shape {x.shape}")
+        check_kinds(name, NUMBER, x)
+        return x
+
+    def impl(x: np.ndarray, *, axis: int, reverse: bool) -> np.ndarray:
+        if reverse:
+            x = np.flip(x, axis)
+        with np.errstate(all="ignore"):
+            out = np.asarray(np_fn(x, axis), dtype=x.dtype)
+        return np.flip(out, axis) if reverse else out
+
+    return make_primitive(name, impl, abstract_eval)
+
+
+cumsum_p = _cumulative("cumsum", lambda x, a: np.cumsum(x, a, dtype=x.dtype))
+cumprod_p = _cumulative("cumprod", lambda x, a: np.cumprod(x, a, dtype=x.dtype))
+cummax_p = _cumulative("cummax", lambda x, a: np.maximum.accumulate(x, a))
+cummin_p = _cumulative("cummin", lambda x, a: np.minimum.accumulate(x, a))
+cumlogsumexp_p = _cumulative("cumlogsumexp", lambda x, a: np.logaddexp.accumulate(x, a))
+
+
+def _cumulative_fn(prim: Any) -> Callable:
+    def fn(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+        return prim.bind(operand, axis=int(axis), reverse=bool(reverse))
+    fn.__name__ = prim.name
+    fn.__doc__ = f"Running `{prim.name}` along `axis` (from the end when `reverse`)."
+    return fn
+
+
+cumsum, cumprod, cummax, cummin, cumlogsumexp = map(
+    _cumulative_fn, (cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p))
+
+
+# -- sort ---------------------------------------------------------------------------------------
+
+def _sort_abstract(*avals: ShapedArray, dimension: int, is_stable: bool, num_keys: int
+                   ) -> list[ShapedArray]:
+    if any(a.shape != avals[0].shape for a in avals[1:]):
+        shapes = " ".join(str(a.shape) for a in avals)
+        raise TypeError(f"Arguments to sort must have equal shapes, got: {shapes}")
+    check_kinds("sort", ANY, *avals)
+    return list(avals)
+
+
+def _sort_impl(*xs: np.ndarray, dimension: int, is_stable: bool, num_keys: int) -> list:
+    """Stable sort (NaNs last, -0.0 equal to 0.0, as JAX canonicalises them)."""
+    if len(xs) == 1:
+        return [np.sort(xs[0], axis=dimension, kind="stable")]
+    keys = [np.moveaxis(x, dimension, -1) for x in xs[:num_keys]]
+    order = np.lexsort(keys[::-1], axis=-1)  # lexsort's primary key is its last
+    order = np.moveaxis(order, -1, dimension)
+    return [np.take_along_axis(x, order, axis=dimension) for x in xs]
+
+
+sort_p = make_primitive("sort", _sort_impl, _sort_abstract, multiple_results=True)
+
+
+def sort(operand: Any, dimension: int = -1, is_stable: bool = True, num_keys: int = 1) -> Any:
+    """Sort along `dimension`; a sequence of operands is sorted by its first `num_keys`."""
+    if isinstance(operand, (list, tuple)):
+        if not operand:
+            raise TypeError("Sort requires at least one operand")
+        if not 1 <= num_keys <= len(operand):
+            raise ValueError(f"num_keys={num_keys} must be between 1 and "
+                             f"len(operand)={len(operand)}")
+        dim = _canonical_axis(dimension, len(np.shape(operand[0])))
+        return tuple(sort_p.bind(*operand, dimension=dim, is_stable=bool(is_stable),
+                                 num_keys=int(num_keys)))
+    if num_keys != 1:
+        raise ValueError(f"num_keys={num_keys} must equal 1 for a single operand.")
+    dim = _canonical_axis(dimension, len(np.shape(operand)))
+    return sort_p.bind(operand, dimension=dim, is_stable=bool(is_stable), num_keys=1)[0]
+
+
+def sort_key_val(keys: Any, values: Any, dimension: int = -1, is_stable: bool = True
+                 ) -> tuple[Any, Any]:
+    """Sort `keys` along `dimension` and permute `values` alike."""
+    dim = _canonical_axis(dimension, len(np.shape(keys)))
+    k, v = sort_p.bind(keys, values, dimension=dim, is_stable=bool(is_stable), num_keys=1)
+    return k, v
+
+
+# -- split --------------------------------------------------------------------------------------
+
+def _split_abstract(x: ShapedArray, *, sizes: tuple, axis: int) -> list[ShapedArray]:
+    if any(s < 0 for s in sizes):
+        raise ValueError(f"Sizes passed to split must be nonnegative, got {list(sizes)}")
+    if x.shape[axis] != sum(int(s) for s in sizes):
+        raise ValueError(f"Sum of sizes {np.sum(sizes)} must be equal to dimension {axis} of "
+                         f"the operand shape {list(x.shape)}")
+    out = []
+    for size in sizes:
+        shape = list(x.shape)
+        shape[axis] = int(size)
+        out.append(ShapedArray(tuple(shape), x.dtype, x.weak_type))
+    return out
+
+
+def _split_impl(x: np.ndarray, *, sizes: tuple, axis: int) -> list:
+    return np.split(x, np.cumsum([int(s) for s in sizes])[:-1], axis=axis)
+
+
+split_p = make_primitive("split", _split_impl, _split_abstract, multiple_results=True)
+
+
+def split(operand: Any, sizes: Sequence[int], axis: int = 0) -> list:
+    """Cut `operand` along `axis` into pieces of the given sizes."""
+    operand = asarray(operand)
+    return split_p.bind(operand, sizes=tuple(sizes),
+                        axis=_canonical_axis(axis, len(np.shape(operand))))
+
+
+# -- helpers over existing primitives ---------------------------------------------------------
+
+def asarray(x: Any) -> Any:
+    """Arrays pass through; scalars and NumPy values become Arrays (Python scalars weak)."""
+    if isinstance(x, Array):
+        return x
+    buf, weak = to_buffer(x)
+    return ArrayImpl(buf, weak)
+
+
+def _is_weak(x: Any) -> bool:
+    aval = getattr(x, "aval", None)
+    return aval.weak_type if aval is not None else type(x) in (int, float, complex)
+
+
+def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
+    """An array of `shape` filled with the scalar `fill_value` (weak when it is)."""
+    shape = tuple(int(d) for d in shape)
+    if np.shape(fill_value):
+        raise TypeError("full must be called with scalar fill_value, got fill_value.shape "
+                        f"{np.shape(fill_value)}.")
+    if dtype is None:
+        fill_dtype, weak = dtypes.dtype_and_weak(fill_value)
+    else:
+        fill_dtype, weak = dtypes.check_user_dtype(dtype), False
+    fill = ew.convert_element_type(fill_value, fill_dtype, weak)
+    return shp.broadcast(fill, shape) if shape else fill
+
+
+def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> Any:
+    """Like `full`, with the shape and dtype (and weak type) of `x` unless given."""
+    fill_shape = np.shape(x) if shape is None else tuple(int(d) for d in shape)
+    weak = dtype is None and _is_weak(x)
+    dt = dtypes.dtype_and_weak(x)[0] if dtype is None else dtypes.check_user_dtype(dtype)
+    return full(fill_shape, ew.convert_element_type(fill_value, dt, weak))
+
+
+def tile(operand: Any, reps: Sequence[int]) -> Any:
+    """Repeat `operand` reps[i] times along axis i (reps has one entry per axis)."""
+    reps = tuple(int(r) for r in reps)
+    if len(reps) != np.ndim(operand):
+        raise TypeError(f"reps length must be equal to the ndim of x, got len(reps)="
+                        f"{len(reps)} and x.ndim={np.ndim(operand)}.")
+    return shp.tile_p.bind(operand, reps=reps)
+
+
+def slice_in_dim(operand: Any, start_index: int | None, limit_index: int | None,
+                 stride: int = 1, axis: int = 0) -> Any:
+    """`lax.slice` along one axis: operand[..., start:limit:stride, ...]."""
+    shape = np.shape(operand)
+    starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
+    size = shape[axis]
+    start = 0 if start_index is None else int(start_index)
+    limit = size if limit_index is None else int(limit_index)
+    starts[axis] = start + size if start < 0 else start
+    limits[axis] = limit + size if limit < 0 else limit
+    strides[axis] = int(stride)
+    return shp.slice(operand, starts, limits, strides)
+
+
+def index_in_dim(operand: Any, index: int, axis: int = 0, keepdims: bool = True) -> Any:
+    """operand[..., index, ...] along `axis` by a static slice (kept as size 1 if keepdims)."""
+    index, axis = int(index), int(axis)
+    size = np.shape(operand)[axis]
+    wrapped = index + size if index < 0 else index
+    if not 0 <= wrapped < size:
+        raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
+    result = slice_in_dim(operand, wrapped, wrapped + 1, 1, axis)
+    return result if keepdims else shp.squeeze(result, (axis,))
+
+
+def broadcast_to_rank(x: Any, rank: int) -> Any:
+    """`x` with leading size-1 axes up to `rank`."""
+    ndim = np.ndim(x)
+    return asarray(x) if ndim == rank else shp.broadcast(x, (1,) * (rank - ndim))
+
+
+def broadcast_to(x: Any, shape: Sequence[int]) -> Any:
+    """`x` broadcast to `shape` by one broadcast_in_dim (size-1 axes stretch in place)."""
+    shape = tuple(int(d) for d in shape)
+    old = tuple(np.shape(x))
+    if old == shape:
+        return asarray(x)
+    if len(shape) < len(old):
+        raise ValueError(f"Cannot broadcast to shape with fewer dimensions: arr_shape={old} "
+                         f"shape={shape}")
+    nlead = len(shape) - len(old)
+    if any(o not in (1, n) for o, n in zip(old, shape[nlead:])):
+        aval = ShapedArray(old, dtypes.dtype_and_weak(x)[0])
+        raise ValueError(f"Incompatible types for broadcasting: input type={aval.str_short()} "
+                         f"and requested type={ShapedArray(shape, aval.dtype).str_short()}")
+    return shp.broadcast_in_dim_p.bind(asarray(x), shape=shape,
+                                       broadcast_dimensions=tuple(range(nlead, len(shape))),
+                                       sharding=None)

@@ -1,0 +1,142 @@
+"""jit semantics: what is traced when, what the cache key holds, static arguments, nesting."""
+import functools
+
+import numpy as np
+import pytest
+
+import pyjax as jax
+import pyjax.numpy as jnp
+
+
+def counting(fn):
+    """Wrap fn so that tests can count how often it runs in Python (i.e. is traced)."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        wrapper.calls += 1
+        return fn(*args, **kwargs)
+    wrapper.calls = 0
+    return wrapper
+
+
+def test_traces_once_per_signature_and_retraces_on_new_shape_dtype_or_weak_type():
+    f = counting(lambda x: x * 2)
+    g = jax.jit(f)
+    g(jnp.ones(3)); g(jnp.zeros(3))
+    assert f.calls == 1
+    g(jnp.ones(4)); g(jnp.ones(3, jnp.int32)); g(3.0); g(jnp.float32(3.0))
+    assert f.calls == 5  # new shape, dtype, weak scalar, strong scalar
+
+
+def test_separate_jit_wrappers_share_the_cache_but_new_lambdas_and_partials_retrace():
+    f = counting(lambda x: x + 1)
+    jax.jit(f)(1.0); jax.jit(f)(2.0)
+    assert f.calls == 1
+    body = counting(lambda x: x + 1)
+    for i in range(3):
+        jax.jit(functools.partial(body))(i)
+    assert body.calls == 3
+
+
+def test_side_effects_run_only_while_tracing_and_closures_are_frozen():
+    log, offset = [], [10]
+
+    @jax.jit
+    def f(x):
+        log.append("traced")
+        return x + offset[0]
+    assert int(f(1)) == 11
+    offset[0] = 20
+    assert int(f(2)) == 12 and log == ["traced"]
+
+
+def test_static_argnums_and_argnames_are_part_of_the_key():
+    f = counting(lambda x, n: x * n)
+    g = jax.jit(f, static_argnums=1)
+    assert int(g(2, 3)) == 6 and int(g(2, 3)) == 6 and int(g(2, 4)) == 8
+    assert f.calls == 2
+    h = jax.jit(lambda x, n: x + n, static_argnames=["n"])
+    assert int(h(1, n=5)) == 6 and int(h(1, 5)) == 6
+
+
+def test_decorator_with_partial_and_kwargs():
+    @functools.partial(jax.jit, static_argnames=["n"])
+    def g(x, n):
+        i = 0
+        while i < n:
+            i += 1
+        return x + i
+    assert int(g(10, n=20)) == 30 and int(g(10, 30)) == 40
+
+
+def test_unhashable_static_argument_is_a_value_error():
+    g = jax.jit(lambda x, n: x, static_argnums=1)
+    with pytest.raises(ValueError, match="Non-hashable static arguments"):
+        g(1, [1, 2])
+
+
+def test_pytree_arguments_and_outputs():
+    @jax.jit
+    def f(params, x):
+        return {"y": params["w"] * x + params["b"], "pair": (x, 2 * x)}
+    out = f({"w": jnp.ones(2), "b": 1.0}, jnp.arange(2.0))
+    np.testing.assert_allclose(out["y"], [1.0, 2.0])
+    np.testing.assert_allclose(out["pair"][1], [0.0, 2.0])
+
+
+def test_weak_types_survive_jit_like_jax():
+    assert repr(jax.jit(lambda i: i + 1)(29)) == "Array(30, dtype=int32, weak_type=True)"
+    assert repr(jax.jit(lambda i: i + 1)(jnp.int32(29))) == "Array(30, dtype=int32)"
+
+
+def test_nested_jit_is_one_call_equation_and_shared_jaxprs_print_once():
+    inner = jax.jit(lambda x: x * 2)
+    text = str(jax.make_jaxpr(lambda x: inner(x) + inner(x + 1.0))(jnp.ones(3)))
+    assert text.startswith("let <lambda> = ") is False
+    assert text.count("mul a 2.0:f32[]") == 1 and text.count("jit[name=<lambda> jaxpr=lambda]") == 2
+
+
+def test_nested_jit_closing_over_an_outer_tracer():
+    def outer(x):
+        return jax.jit(lambda y: x * y)(3.0)
+    assert float(jax.jit(outer)(2.0)) == 6.0
+
+
+def test_cache_is_bounded():
+    from pyjax._src.transforms import jit as jit_module
+    f = jax.jit(lambda x: x)
+    for n in range(jit_module.CACHE_SIZE + 5):
+        f(jnp.zeros(n))
+    assert len(f._cache) == jit_module.CACHE_SIZE
+
+
+def test_x64_flag_is_part_of_the_key():
+    f = jax.jit(lambda x: x + 1)
+    assert f(1.0).dtype == np.float32
+    jax.config.update("jax_enable_x64", True)
+    try:
+        assert f(1.0).dtype == np.float64
+    finally:
+        jax.config.update("jax_enable_x64", False)
+
+
+def test_disable_jit_runs_python():
+    calls = counting(lambda x: x)
+    jax.config.update("jax_disable_jit", True)
+    try:
+        jax.jit(calls)(1); jax.jit(calls)(1)
+    finally:
+        jax.config.update("jax_disable_jit", False)
+    assert calls.calls == 2
+
+
+def test_jit_rewrites_log_exp_like_xla():
+    x = jnp.array([1.0, 100.0])
+    assert np.isinf(np.asarray(jnp.log(jnp.exp(x)))[1])
+    np.testing.assert_array_equal(jax.jit(lambda v: jnp.log(jnp.exp(v)))(x), [1.0, 100.0])
+
+
+def test_jit_divides_by_constants_through_the_reciprocal_like_xla():
+    x = jnp.float32(3.0)
+    assert float(x / 29.0) == float(np.float32(3) / np.float32(29))
+    assert float(jax.jit(lambda v: v / 29.0)(x)) == float(np.float32(3) * (np.float32(1) / np.float32(29)))
+    assert float(jax.jit(lambda v, d: v / d)(x, 29.0)) == float(np.float32(3) / np.float32(29))
