@@ -8,8 +8,9 @@ __version__ = "0.10.2"
 from pyjax._src.config import config  # noqa: F401
 from pyjax._src.core.array import Array  # noqa: F401
 from pyjax._src.numpy import array_methods as _array_methods  # noqa: F401  (installs methods)
-from pyjax import errors, lax, numpy, tree, tree_util  # noqa: F401
-from pyjax._src.api import block_until_ready, device_get, device_put  # noqa: F401
+from pyjax import dtypes, errors, lax, numpy, tree, tree_util  # noqa: F401
+from pyjax._src.api import (  # noqa: F401
+    ShapeDtypeStruct, block_until_ready, device_get, device_put, eval_shape)
 from pyjax._src.parallel.devices import (  # noqa: F401
     default_backend, device_count, devices, local_device_count, local_devices, process_count,
     process_index)

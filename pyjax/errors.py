@@ -1,5 +1,6 @@
 """pyjax.errors: JAX's public error classes."""
 from pyjax._src.errors import (  # noqa: F401
-    ConcretizationTypeError, JAXIndexError, JAXTypeError, KeyReuseError,
+    ConcretizationTypeError, InconclusiveDimensionOperation, JAXIndexError, JAXTypeError,
+    JaxprTypeError, JaxRuntimeError, KeyReuseError,
     NonConcreteBooleanIndexError, TracerArrayConversionError, TracerBoolConversionError,
     TracerIntegerConversionError, UnexpectedTracerError)

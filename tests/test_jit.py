@@ -140,3 +140,11 @@ def test_jit_divides_by_constants_through_the_reciprocal_like_xla():
     assert float(x / 29.0) == float(np.float32(3) / np.float32(29))
     assert float(jax.jit(lambda v: v / 29.0)(x)) == float(np.float32(3) * (np.float32(1) / np.float32(29)))
     assert float(jax.jit(lambda v, d: v / d)(x, 29.0)) == float(np.float32(3) / np.float32(29))
+
+
+def test_eval_shape_and_make_jaxpr_return_shape():
+    out = jax.eval_shape(lambda x, y: {"s": x @ y, "t": x.sum()}, jnp.ones((2, 3)), jnp.ones((3, 4)))
+    assert out["s"] == jax.ShapeDtypeStruct((2, 4), np.float32)
+    assert out["t"].shape == ()
+    _, shape = jax.make_jaxpr(lambda x: x * 2, return_shape=True)(1.0)
+    assert shape == jax.ShapeDtypeStruct((), np.float32, weak_type=True)

@@ -31,3 +31,41 @@ def block_until_ready(x: Any) -> Any:
     tree_map(lambda leaf: leaf.block_until_ready() if hasattr(leaf, "block_until_ready")
              else leaf, x)
     return x
+
+
+class ShapeDtypeStruct:
+    """A stand-in for an array that has only a shape and a dtype (what eval_shape returns)."""
+
+    __slots__ = ("shape", "dtype", "weak_type", "sharding")
+
+    def __init__(self, shape: Any, dtype: Any, *, weak_type: bool = False, sharding: Any = None):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = bool(weak_type)
+        self.sharding = sharding
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype, self.weak_type))
+
+
+def eval_shape(fun: Any, *args: Any, **kwargs: Any) -> Any:
+    """Shapes and dtypes of `fun`'s outputs, found by tracing (nothing is computed)."""
+    from pyjax._src.transforms.staging import make_jaxpr
+    _, shapes = make_jaxpr(lambda *a: fun(*a, **kwargs), return_shape=True)(*args)
+    return shapes

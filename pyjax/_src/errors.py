@@ -138,5 +138,17 @@ class UnexpectedTracerError(JAXTypeError):
                 f"\nSee {_DOCS}#jax.errors.UnexpectedTracerError")
 
 
+class JaxprTypeError(TypeError):
+    """A jaxpr failed type checking (an equation's types do not match its rule)."""
+
+
+class InconclusiveDimensionOperation(Exception):
+    """A shape computation could not be decided (symbolic dimensions)."""
+
+
+class JaxRuntimeError(RuntimeError):
+    """An error raised while running compiled code."""
+
+
 class KeyReuseError(JAXTypeError):
     """A PRNG key was used twice while key-reuse checking is on."""

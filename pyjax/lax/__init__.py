@@ -16,5 +16,5 @@ from pyjax._src.primitives.shape import (  # noqa: F401
     rev, slice, squeeze, transpose)
 
 from pyjax._src.primitives.extra import (  # noqa: F401
-    bitcast_convert_type, cumlogsumexp, cummax, cummin, cumprod, cumsum, full, full_like,
-    index_in_dim, slice_in_dim, sort, sort_key_val, split, stop_gradient, tile)
+    bitcast_convert_type, broadcast_shapes, cumlogsumexp, cummax, cummin, cumprod, cumsum, full,
+    full_like, index_in_dim, slice_in_dim, sort, sort_key_val, split, stop_gradient, tile)

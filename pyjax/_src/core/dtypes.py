@@ -171,6 +171,10 @@ def _upper_bounds(x64: bool) -> dict[Any, frozenset]:
     return bounds
 
 
+class TypePromotionError(ValueError):
+    """No implicit promotion path exists between the given dtypes."""
+
+
 @functools.lru_cache(maxsize=1024)
 def _least_upper_bound(x64: bool, nodes: frozenset) -> Any:
     bounds = _upper_bounds(x64)
@@ -178,7 +182,7 @@ def _least_upper_bound(x64: bool, nodes: frozenset) -> Any:
     least = [c for c in common if common <= bounds[c]]
     if len(least) != 1:
         names = ", ".join(str(n) for n in nodes)
-        raise TypeError(f"no type promotion path for the dtypes {{{names}}}")
+        raise TypePromotionError(f"no type promotion path for the dtypes {{{names}}}")
     return least[0]
 
 
@@ -262,6 +266,28 @@ def to_inexact_dtype(dtype: np.dtype) -> np.dtype:
     if dtype in (int64, uint64):
         return canonicalize_dtype(float64)
     return float32
+
+
+def itemsize_bits(dtype: Any) -> int:
+    """Bits per element (bool counts as 8; int4 as 4)."""
+    dtype = np.dtype(dtype)
+    if dtype == bool_:
+        return 8
+    if is_integer(dtype):
+        return iinfo(dtype).bits
+    return finfo(dtype).bits * (2 if is_complex(dtype) else 1)
+
+
+def scalar_type_of(x: Any) -> type:
+    """The Python scalar type (bool, int, float, complex) matching x's dtype."""
+    dtype = dtype_and_weak(x)[0]
+    if dtype == bool_:
+        return bool
+    if is_integer(dtype):
+        return int
+    if is_complex(dtype):
+        return complex
+    return float
 
 
 def finfo(dtype: Any) -> Any:

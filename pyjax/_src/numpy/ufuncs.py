@@ -1,28 +1,92 @@
 """jnp elementwise functions: NumPy's names and semantics, composed of lax primitives.
 
-Most functions are generated from tables (which lax op, which promotion); the few with special
-cases (bool arithmetic, integer powers, floor division) are written out.
+Each function follows JAX 0.10's recipe (which promotion, which lax ops, in which order), so a
+traced program prints the same jaxpr.  Functions JAX jits are wrapped in `staged_as_jit`; the
+rest are inlined.  Simple one-op functions are generated from tables.
 """
 from __future__ import annotations
 
+import operator
 from typing import Any, Callable
 
 import numpy as np
 
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import ArrayImpl
+from pyjax._src.core.trace import Tracer
 from pyjax._src.numpy import util
 from pyjax._src.numpy.util import (
-    promote_args, promote_args_inexact, promote_args_numeric, staged_as_jit)
+    check_arraylike, promote_args, promote_args_inexact, promote_args_numeric, promote_dtypes,
+    promote_dtypes_inexact, promote_dtypes_numeric, staged_as_jit)
 from pyjax._src.primitives import elementwise as lax
+from pyjax._src.primitives import extra as lax_extra
+
+
+# ---------------------------------------------------------------------------------------------
+# Small helpers
+# ---------------------------------------------------------------------------------------------
+
+def _dtype(x: Any) -> np.dtype:
+    return np.dtype(x.dtype)
+
+
+def _const(x: Any, value: Any) -> ArrayImpl:
+    """A strong scalar constant of x's dtype (a literal in jaxprs)."""
+    return ArrayImpl(np.array(value, _dtype(x)), False)
+
+
+def _zero(x: Any) -> Any:
+    """Scalar 0 of x's dtype and weak type."""
+    return lax_extra.full_like(x, 0, shape=())
+
+
+def _ones(x: Any) -> Any:
+    """Ones shaped like x."""
+    return lax_extra.full_like(x, 1)
+
+
+def _to_bool(x: Any) -> Any:
+    return x if _dtype(x) == dtypes.bool_ else lax.ne(x, _const(x, 0))
 
 
 def _is_bool(x: Any) -> bool:
-    return np.dtype(x.dtype) == dtypes.bool_
+    return _dtype(x) == dtypes.bool_
 
 
 def _is_int(x: Any) -> bool:
-    return dtypes.is_integer(np.dtype(x.dtype))
+    return dtypes.is_integer(_dtype(x))
+
+
+def _is_float(x: Any) -> bool:
+    return dtypes.is_float(_dtype(x))
+
+
+def _is_complex(x: Any) -> bool:
+    return dtypes.is_complex(_dtype(x))
+
+
+def iscomplexobj(x: Any) -> bool:
+    """Whether x has a complex dtype (without converting it)."""
+    if isinstance(x, (complex, np.complexfloating)):
+        return True
+    if x is None or isinstance(x, (bool, int, float, str, np.generic)):
+        return False
+    dtype = getattr(x, "dtype", None)
+    return dtypes.is_complex(np.dtype(np.asarray(x).dtype if dtype is None else dtype))
+
+
+def _ensure(name: str, x: Any) -> Any:
+    check_arraylike(name, x)
+    return util.as_operand(x)
+
+
+def _broadcast_arrays(*args: Any) -> list[Any]:
+    """Broadcast to the common shape (no equations when the shapes already agree)."""
+    shapes = [tuple(np.shape(a)) for a in args]
+    if all(s == shapes[0] for s in shapes):
+        return [lax_extra.asarray(a) for a in args]
+    result = lax_extra.broadcast_shapes(*shapes)
+    return [lax_extra.broadcast_to(a, result) for a in args]
 
 
 def _fast_binary(lax_prim: Any, fallback: Callable) -> Callable:
@@ -33,9 +97,113 @@ def _fast_binary(lax_prim: Any, fallback: Callable) -> Callable:
             if xb.dtype == yb.dtype and xb.shape == yb.shape and xb.dtype != dtypes.bool_:
                 return lax_prim.bind(x, y)
         return fallback(x, y)
-    fn.__name__ = fallback.__name__
+    fn.__name__ = fn.__qualname__ = fallback.__name__.lstrip("_")
     fn.__doc__ = fallback.__doc__
     return fn
+
+
+# ---------------------------------------------------------------------------------------------
+# where (jitted as `_where` in JAX, so every call shows as a jit equation)
+# ---------------------------------------------------------------------------------------------
+
+@staged_as_jit
+def _where(condition: Any, x: Any, y: Any) -> Any:
+    condition, x, y = (util.as_operand(a) for a in (condition, x, y))
+    if not _is_bool(condition):
+        condition = lax.ne(condition, _zero(condition))
+    x, y = promote_dtypes(x, y)
+    if np.ndim(condition) == 0:
+        x, y = _broadcast_arrays(x, y)
+    else:
+        condition, x, y = _broadcast_arrays(condition, x, y)
+    if 0 in np.shape(x):
+        return x
+    return lax.select(condition, x, y)
+
+
+def where(condition: Any, x: Any = None, y: Any = None, /, *, size: Any = None,
+          fill_value: Any = None) -> Any:
+    """x where condition holds, else y (the one-argument form is nonzero)."""
+    if x is None and y is None:
+        check_arraylike("where", condition)
+        from pyjax._src.numpy.lax_numpy import nonzero
+        return nonzero(condition, size=size, fill_value=fill_value)
+    check_arraylike("where", condition, x, y)
+    if size is not None or fill_value is not None:
+        raise ValueError("size and fill_value arguments cannot be used in three-term where "
+                         "function.")
+    if x is None or y is None:
+        raise ValueError("Either both or neither of the x and y arguments should be provided "
+                         f"to jax.numpy.where, got {x} and {y}.")
+    return _where(condition, x, y)
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables of one-op functions
+# ---------------------------------------------------------------------------------------------
+
+def _inexact_unary(name: str, lax_fn: Callable) -> Callable:
+    def fn(x: Any, /) -> Any:
+        return lax_fn(*promote_args_inexact(name, x))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise {name} (integers and bools are promoted to float)."
+    return fn
+
+
+def _binary(name: str, lax_fn: Callable, promote: Callable) -> Callable:
+    def fn(x: Any, y: Any, /) -> Any:
+        return lax_fn(*promote(name, x, y))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise {name} of two arrays."
+    return fn
+
+
+_INEXACT_UNARY = {
+    "exp": lax.exp, "exp2": lax.exp2, "expm1": lax.expm1, "log": lax.log, "log1p": lax.log1p,
+    "sqrt": lax.sqrt, "cbrt": lax.cbrt, "sin": lax.sin, "cos": lax.cos, "tan": lax.tan,
+    "arcsin": lax.asin, "arccos": lax.acos, "arctan": lax.atan, "sinh": lax.sinh,
+    "cosh": lax.cosh, "tanh": lax.tanh, "arcsinh": lax.asinh, "arctanh": lax.atanh,
+}
+(exp, exp2, expm1, log, log1p, sqrt, cbrt, sin, cos, tan, arcsin, arccos, arctan, sinh, cosh,
+ tanh, arcsinh, arctanh) = (_inexact_unary(n, f) for n, f in _INEXACT_UNARY.items())
+
+_BINARY = {
+    "bitwise_and": (lax.bitwise_and, promote_args),
+    "bitwise_or": (lax.bitwise_or, promote_args),
+    "bitwise_xor": (lax.bitwise_xor, promote_args),
+    "left_shift": (lax.shift_left, promote_args_numeric),
+    "maximum": (lax.max, promote_args),
+    "minimum": (lax.min, promote_args),
+    "arctan2": (lax.atan2, promote_args_inexact),
+    "float_power": (lax.pow, promote_args_inexact),
+    "nextafter": (lax.nextafter, promote_args_inexact),
+    "true_divide": (lax.div, promote_args_inexact),
+}
+(bitwise_and, bitwise_or, bitwise_xor, left_shift, maximum, minimum, arctan2, float_power,
+ nextafter, true_divide) = (_binary(n, f, p) for n, (f, p) in _BINARY.items())
+
+
+@staged_as_jit
+def arccosh(x: Any, /) -> Any:
+    """Inverse hyperbolic cosine (principal branch for complex inputs)."""
+    result = lax.acosh(*promote_args_inexact("arccosh", x))
+    if _is_complex(result):
+        result = _where(real(result) < 0, lax.neg(result), result)
+    return result
+
+
+def _alias(name: str, target: Callable) -> Callable:
+    def fn(*args: Any) -> Any:
+        return target(*promote_args(name, *args))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Alias of jnp.{target.__name__}."
+    return fn
+
+
+acos, acosh, asin, asinh, atan, atanh = (
+    _alias(n, t) for n, t in (("acos", arccos), ("acosh", arccosh), ("asin", arcsin),
+                              ("asinh", arcsinh), ("atan", arctan), ("atanh", arctanh)))
+atan2 = _alias("atan2", arctan2)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -56,325 +224,399 @@ def _multiply(x: Any, y: Any, /) -> Any:
 
 def _subtract(x: Any, y: Any, /) -> Any:
     """x - y elementwise."""
-    x, y = promote_args("subtract", x, y)
-    if _is_bool(x):
-        raise TypeError("jnp.subtract does not support boolean inputs; use logical_xor")
-    return lax.sub(x, y)
-
-
-def _true_divide(x: Any, y: Any, /) -> Any:
-    """x / y in floating point."""
-    x, y = promote_args_inexact("true_divide", x, y)
-    return lax.div(x, y)
+    return lax.sub(*promote_args("subtract", x, y))
 
 
 add = _fast_binary(lax.add_p, _add)
 multiply = _fast_binary(lax.mul_p, _multiply)
 subtract = _fast_binary(lax.sub_p, _subtract)
-true_divide = divide = _true_divide
+
+
+def divide(x1: Any, x2: Any, /) -> Any:
+    """Alias of true_divide: x1 / x2 in floating point."""
+    return true_divide(x1, x2)
+
+
+def _float_divmod(x1: Any, x2: Any) -> tuple[Any, Any]:
+    """Python's float divmod: quotient rounded toward -inf, remainder with the sign of x2."""
+    mod = lax.rem(x1, x2)
+    x1_corrected = _where(x2 == 0, x1, lax.sub(x1, mod))
+    div = lax.div(x1_corrected, x2)
+    ind = lax.bitwise_and(mod != 0, lax.sign(x2) != lax.sign(mod))
+    mod = lax.select(ind, mod + x2, mod)
+    div = lax.select(ind, div - 1.0, div)
+    return lax.round(div), mod
 
 
 @staged_as_jit
-def floor_divide(x: Any, y: Any, /) -> Any:
-    """x // y, rounding toward negative infinity."""
-    x, y = promote_args_numeric("floor_divide", x, y)
-    if _is_int(x):
-        if dtypes.is_unsigned(np.dtype(x.dtype)):
-            return lax.div(x, y)
-        quotient = lax.div(x, y)
-        select = logical_and(not_equal(lax.sign(x), lax.sign(y)),
-                             not_equal(lax.rem(x, y), 0))
-        return where(select, lax.sub(quotient, _one_like(quotient)), quotient)
-    return lax.floor(lax.div(x, y))
-
-
-def _one_like(x: Any) -> Any:
-    return ArrayImpl(np.ones((), np.dtype(x.dtype)), False) if not x.weak_type else 1
+def floor_divide(x1: Any, x2: Any, /) -> Any:
+    """x1 // x2, rounding toward negative infinity."""
+    x1, x2 = promote_args_numeric("floor_divide", x1, x2)
+    if dtypes.is_unsigned(_dtype(x1)):
+        return lax.div(x1, x2)
+    if _is_int(x1):
+        quotient = lax.div(x1, x2)
+        select = logical_and(lax.sign(x1) != lax.sign(x2), lax.rem(x1, x2) != 0)
+        return _where(select, quotient - 1, quotient)
+    if _is_complex(x1):
+        raise TypeError("floor_divide does not support complex-valued inputs")
+    return _float_divmod(x1, x2)[0]
 
 
 @staged_as_jit
-def remainder(x: Any, y: Any, /) -> Any:
-    """x % y with the sign of y (Python's convention)."""
-    x, y = promote_args_numeric("remainder", x, y)
-    if _is_int(x):
-        zero = lax.eq(y, _zero(y))
-        y = where(zero, _one(y), y)
-    trunc_mod = lax.rem(x, y)
-    trunc_mod_not_zero = lax.ne(trunc_mod, _zero(trunc_mod))
-    do_plus = lax.bitwise_and(lax.ne(lax.lt(trunc_mod, _zero(trunc_mod)),
-                                     lax.lt(y, _zero(y))), trunc_mod_not_zero)
-    return lax.select(do_plus, lax.add(trunc_mod, y), trunc_mod)
+def remainder(x1: Any, x2: Any, /) -> Any:
+    """x1 % x2 with the sign of x2 (Python's convention)."""
+    x1, x2 = promote_args_numeric("remainder", x1, x2)
+    zero = _const(x1, 0)
+    if _is_int(x2):
+        x2 = _where(x2 == 0, _ones(x2), x2)
+    trunc_mod = lax.rem(x1, x2)
+    trunc_mod_not_zero = lax.ne(trunc_mod, zero)
+    do_plus = lax.bitwise_and(lax.ne(lax.lt(trunc_mod, zero), lax.lt(x2, zero)),
+                              trunc_mod_not_zero)
+    return lax.select(do_plus, lax.add(trunc_mod, x2), trunc_mod)
 
 
-def _zero(x: Any) -> Any:
-    return ArrayImpl(np.zeros((), np.dtype(x.dtype)), False)
+def mod(x1: Any, x2: Any, /) -> Any:
+    """Alias of remainder."""
+    return remainder(x1, x2)
 
 
-def _one(x: Any) -> Any:
-    return ArrayImpl(np.ones((), np.dtype(x.dtype)), False)
+@staged_as_jit
+def divmod(x1: Any, x2: Any, /) -> tuple[Any, Any]:  # noqa: A001
+    """(x1 // x2, x1 % x2)."""
+    x1, x2 = promote_args_numeric("divmod", x1, x2)
+    if _is_int(x1):
+        return floor_divide(x1, x2), remainder(x1, x2)
+    return _float_divmod(x1, x2)
 
 
-mod = remainder
+@staged_as_jit
+def fmod(x1: Any, x2: Any, /) -> Any:
+    """Remainder with the sign of x1 (C's convention)."""
+    check_arraylike("fmod", x1, x2)
+    x1, x2 = util.as_operand(x1), util.as_operand(x2)
+    if dtypes.is_integer(dtypes.result_type(x1, x2)):
+        x2 = _where(x2 == 0, _ones(x2), x2)
+    return lax.rem(*promote_args_numeric("fmod", x1, x2))
 
 
-def fmod(x: Any, y: Any, /) -> Any:
-    """Remainder with the sign of x (C's convention)."""
-    x, y = promote_args_numeric("fmod", x, y)
-    return lax.rem(x, y)
-
-
-def divmod(x: Any, y: Any, /) -> tuple[Any, Any]:  # noqa: A001
-    return floor_divide(x, y), remainder(x, y)
-
-
-def _int_power(x: Any, y: Any) -> Any:
-    """Integer x ** y for an integer array y, by repeated squaring over y's bits."""
-    acc = util.broadcast_to(_one(x), np.broadcast_shapes(np.shape(x), np.shape(y)))
-    acc = lax.mul(acc, util.broadcast_to(_one(x), np.shape(acc)))
-    base = x
-    for _ in range(np.dtype(y.dtype).itemsize * 8):
-        bit = lax.ne(lax.bitwise_and(y, _one(y)), _zero(y))
-        acc = lax.select(bit, lax.mul(acc, base), acc)
-        base = lax.mul(base, base)
-        y = lax.shift_right_logical(y, _one(y))
+def _pow_int_int(x1: Any, x2: Any) -> Any:
+    """Integer power by binary exponentiation over the low 6 bits of the exponent."""
+    zero, one = _const(x2, 0), _const(x2, 1)
+    acc = _where(lax.bitwise_and(lax.eq(x1, zero), lax.ne(x2, zero)), zero, one)
+    for _ in range(6):
+        acc = _where(lax.bitwise_and(x2, one), lax.mul(acc, x1), acc)
+        x1 = lax.mul(x1, x1)
+        x2 = lax.shift_right_logical(x2, one)
     return acc
 
 
-def power(x: Any, y: Any, /) -> Any:
-    """x ** y; a static integer exponent becomes integer_pow, as in JAX."""
-    if type(y) is int or (isinstance(y, (np.integer,)) and np.ndim(y) == 0):
-        util.check_arraylike("power", x)
-        x = util.as_operand(x)
-        if _is_bool(x):
-            x = util.convert(x, dtypes.default_int_dtype(), x.weak_type)
-        return lax.integer_pow(x, int(y))
-    x, y = promote_args_numeric("power", x, y)
-    if _is_int(x):
-        return _int_power(*util.promote_shapes("power", *util.promote_dtypes(
-            util.broadcast_to(x, np.broadcast_shapes(np.shape(x), np.shape(y))), y)))
-    return lax.pow(x, y)
+def power(x1: Any, x2: Any, /) -> Any:
+    """x1 ** x2; a concrete integer exponent becomes integer_pow, as in JAX."""
+    check_arraylike("power", x1, x2)
+    if not isinstance(x2, Tracer):
+        try:
+            exponent = operator.index(x2)
+        except TypeError:
+            pass
+        else:
+            (x1,) = promote_dtypes_numeric(x1)
+            return lax.integer_pow(x1, exponent)
+    x1, x2 = util.promote_shapes("power", util.as_operand(x1), util.as_operand(x2))
+    x1_, x2_ = promote_args_numeric("power", x1, x2)
+    if _is_int(x1_) or _is_bool(x1_):
+        return _pow_int_int(x1_, x2_)
+    if dtypes.is_inexact(_dtype(x1)) and _is_int(x2):
+        return lax.pow(x1, x2)
+    return lax.pow(x1_, x2_)
 
 
-def float_power(x: Any, y: Any, /) -> Any:
-    x, y = promote_args_inexact("float_power", x, y)
-    return lax.pow(x, y)
+pow = power  # noqa: A001
+
+
+@staged_as_jit
+def logaddexp(x1: Any, x2: Any, /) -> Any:
+    """log(exp(x1) + exp(x2)) without overflow."""
+    x1, x2 = promote_args_inexact("logaddexp", x1, x2)
+    amax = lax.max(x1, x2)
+    if _is_float(x1):
+        delta = lax.sub(x1, x2)
+        return lax.select(lax.ne(delta, delta), lax.add(x1, x2),
+                          lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta))))))
+    delta = lax.sub(lax.add(x1, x2), lax.mul(amax, _const(amax, 2)))
+    out = lax.add(amax, lax.log1p(lax.exp(delta)))
+    return lax.complex(lax.real(out), _wrap_between(lax.imag(out), np.pi))
+
+
+@staged_as_jit
+def logaddexp2(x1: Any, x2: Any, /) -> Any:
+    """log2(exp2(x1) + exp2(x2)) without overflow."""
+    x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
+    amax = lax.max(x1, x2)
+    invln2 = _const(amax, 1 / np.log(2))
+    if _is_float(x1):
+        delta = lax.sub(x1, x2)
+        return lax.select(lax.ne(delta, delta), lax.add(x1, x2),
+                          lax.add(amax, lax.mul(invln2, lax.log1p(lax.exp2(
+                              lax.neg(lax.abs(delta)))))))
+    delta = lax.sub(lax.add(x1, x2), lax.mul(amax, _const(amax, 2)))
+    out = lax.add(amax, lax.mul(invln2, lax.log1p(lax.exp2(delta))))
+    return lax.complex(lax.real(out), _wrap_between(lax.imag(out), np.pi / np.log(2)))
+
+
+def _wrap_between(x: Any, bound: float) -> Any:
+    """x shifted by multiples of 2*bound into [-bound, bound]."""
+    two_bound = _const(x, 2 * bound)
+    rem = lax.rem(lax.add(x, _const(x, bound)), two_bound)
+    rem = lax.select(lax.lt(rem, _const(x, 0)), lax.add(rem, two_bound), rem)
+    return lax.sub(rem, _const(x, bound))
 
 
 def negative(x: Any, /) -> Any:
     """-x."""
-    (x,) = promote_args("negative", x)
-    if _is_bool(x):
-        raise TypeError("The numpy boolean negative, the `-` operator, is not supported, use "
-                        "the `~` operator or the logical_not function instead.")
-    return lax.neg(x)
+    return lax.neg(*promote_args("negative", x))
 
 
 def positive(x: Any, /) -> Any:
-    (x,) = promote_args("positive", x)
-    return x
+    """+x (a copy of x, promoted)."""
+    return lax_extra.asarray(*promote_args("positive", x))
+
+
+def sign(x: Any, /) -> Any:
+    """-1, 0 or 1 by the sign of x."""
+    return lax.sign(*promote_args("sign", x))
 
 
 def absolute(x: Any, /) -> Any:
     """|x| (unsigned and bool inputs are returned unchanged)."""
-    (x,) = promote_args("absolute", x)
-    if _is_bool(x) or dtypes.is_unsigned(np.dtype(x.dtype)):
-        return x
+    x = _ensure("absolute", x)
+    if _is_bool(x) or dtypes.is_unsigned(_dtype(x)):
+        return lax_extra.asarray(x)
     return lax.abs(x)
 
 
 abs = absolute  # noqa: A001
 
 
-def sign(x: Any, /) -> Any:
-    (x,) = promote_args("sign", x)
-    return lax.sign(x)
+def fabs(x: Any, /) -> Any:
+    """|x| as a float."""
+    x = _ensure("fabs", x)
+    if _is_complex(x):
+        raise TypeError("ufunc 'fabs' does not support complex dtypes")
+    return lax.abs(*promote_args_inexact("fabs", x))
 
 
 def reciprocal(x: Any, /) -> Any:
-    """1 / x."""
-    (x,) = promote_args_inexact("reciprocal", x)
+    """1 / x in floating point."""
+    (x,) = promote_dtypes_inexact(_ensure("reciprocal", x))
     return lax.integer_pow(x, -1)
 
 
 def square(x: Any, /) -> Any:
     """x * x."""
-    (x,) = promote_args_numeric("square", x)
-    return lax.integer_pow(x, 2)
+    (x,) = promote_dtypes_numeric(_ensure("square", x))
+    return lax.square(x)
 
 
-def _rounding(name: str, lax_fn: Callable) -> Callable:
-    def fn(x: Any, /) -> Any:
-        (x,) = promote_args_numeric(name, x)
-        if _is_int(x):
-            return x
-        return lax_fn(x)
-    fn.__name__ = name
-    fn.__doc__ = f"Elementwise {name}; integers are returned unchanged."
-    return fn
+def floor(x: Any, /) -> Any:
+    """Round down (integers and bools are returned unchanged)."""
+    x = _ensure("floor", x)
+    if _is_int(x) or _is_bool(x):
+        return x
+    return lax.floor(*promote_args_inexact("floor", x))
 
 
-floor = _rounding("floor", lax.floor)
-ceil = _rounding("ceil", lax.ceil)
+def ceil(x: Any, /) -> Any:
+    """Round up (integers and bools are returned unchanged)."""
+    x = _ensure("ceil", x)
+    if _is_int(x) or _is_bool(x):
+        return lax_extra.asarray(x)
+    return lax.ceil(*promote_args_inexact("ceil", x))
 
 
 @staged_as_jit
 def trunc(x: Any) -> Any:
     """Round toward zero."""
-    (x,) = promote_args_numeric("trunc", x)
-    if _is_int(x):
+    x = _ensure("trunc", x)
+    if _is_int(x) or _is_bool(x):
         return x
-    return where(lax.lt(x, _zero(x)), lax.ceil(x), lax.floor(x))
+    return where(lax.lt(x, _const(x, 0)), ceil(x), floor(x))
 
 
-fix = trunc
+@staged_as_jit
+def fix(x: Any, out: Any = None) -> Any:
+    """Round toward zero."""
+    x = _ensure("fix", x)
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.fix is not supported.")
+    return where(lax.ge(x, _zero(x)), floor(x), ceil(x))
+
+
+@staged_as_jit
+def rint(x: Any, /) -> Any:
+    """Round half to even (integers become floats)."""
+    x = _ensure("rint", x)
+    if _is_bool(x) or _is_int(x):
+        return lax.convert_element_type(x, dtypes.default_float_dtype())
+    if _is_complex(x):
+        return lax.complex(rint(lax.real(x)), rint(lax.imag(x)))
+    return lax.round(x, 1)
+
+
+def _round_float(x: Any, decimals: int) -> Any:
+    dtype = _dtype(x)
+    if decimals == 0:
+        return lax.round(x, 1)
+    if dtype == dtypes.float16:
+        x = lax.convert_element_type(x, dtypes.float32)
+    factor = _const(x, 10 ** decimals)
+    out = lax.div(lax.round(lax.mul(x, factor), 1), factor)
+    return lax.convert_element_type(out, dtype) if dtype == dtypes.float16 else out
 
 
 @staged_as_jit(static_argnames=("decimals",))
 def round(a: Any, decimals: int = 0, out: Any = None) -> Any:  # noqa: A001
-    """Round half to even, optionally to `decimals` digits."""
-    (a,) = promote_args_numeric("round", a)
+    """Round half to even to `decimals` digits (integers are returned unchanged)."""
+    a = _ensure("round", a)
+    decimals = operator.index(decimals)
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.round is not supported.")
     if _is_int(a):
-        if decimals >= 0:
-            return a
-        factor = ArrayImpl(np.asarray(10 ** -decimals, np.dtype(a.dtype)), False)
-        return lax.mul(floor_divide(lax.add(a, lax.div(factor, _two(a))), factor), factor)
-    if decimals == 0:
-        return lax.round(a, 1)
-    factor = ArrayImpl(np.asarray(10.0 ** decimals, np.dtype(a.dtype)), False)
-    return lax.div(lax.round(lax.mul(a, factor), 1), factor)
+        if decimals < 0:
+            raise NotImplementedError("integer np.round not implemented for decimals < 0")
+        return a
+    if decimals > np.log10(float(dtypes.finfo(_dtype(a)).max)):
+        return lax_extra.asarray(a)
+    if _is_complex(a):
+        return lax.complex(_round_float(lax.real(a), decimals),
+                           _round_float(lax.imag(a), decimals))
+    return _round_float(a, decimals)
 
 
-def _two(x: Any) -> Any:
-    return ArrayImpl(np.asarray(2, np.dtype(x.dtype)), False)
+@staged_as_jit(static_argnames=("decimals",))
+def around(a: Any, decimals: int = 0, out: Any = None) -> Any:
+    """Alias of round."""
+    return round(a, decimals, out)
 
 
-around = round_ = round
-
-
-def rint(x: Any, /) -> Any:
-    (x,) = promote_args_inexact("rint", x)
-    return lax.round(x, 1)
+round_ = around
 
 
 # ---------------------------------------------------------------------------------------------
-# Transcendental functions: promote to inexact, apply one lax op
+# Logarithms, exponentials and trigonometry beyond one op
 # ---------------------------------------------------------------------------------------------
-
-def _inexact_unary(name: str, lax_fn: Callable) -> Callable:
-    def fn(x: Any, /) -> Any:
-        (x,) = promote_args_inexact(name, x)
-        return lax_fn(x)
-    fn.__name__ = name
-    fn.__doc__ = f"Elementwise {name} (integers are promoted to float)."
-    return fn
-
-
-_INEXACT_UNARY = {
-    "exp": lax.exp, "exp2": lax.exp2, "expm1": lax.expm1, "log": lax.log, "log1p": lax.log1p,
-    "sqrt": lax.sqrt, "cbrt": lax.cbrt, "sin": lax.sin, "cos": lax.cos, "tan": lax.tan,
-    "arcsin": lax.asin, "arccos": lax.acos, "arctan": lax.atan, "sinh": lax.sinh,
-    "cosh": lax.cosh, "tanh": lax.tanh, "arcsinh": lax.asinh, "arccosh": lax.acosh,
-    "arctanh": lax.atanh,
-}
-globals().update({name: _inexact_unary(name, fn) for name, fn in _INEXACT_UNARY.items()})
-exp, exp2, expm1, log, log1p, sqrt, cbrt = (  # for readers and linters
-    globals()[n] for n in ("exp", "exp2", "expm1", "log", "log1p", "sqrt", "cbrt"))
-sin, cos, tan, tanh = (globals()[n] for n in ("sin", "cos", "tan", "tanh"))
-asin, acos, atan = globals()["arcsin"], globals()["arccos"], globals()["arctan"]
-asinh, acosh, atanh = globals()["arcsinh"], globals()["arccosh"], globals()["arctanh"]
-
 
 def log2(x: Any, /) -> Any:
+    """Base-2 logarithm."""
     (x,) = promote_args_inexact("log2", x)
-    return lax.div(lax.log(x), lax.log(_scalar_like(x, 2)))
+    if _is_complex(x):
+        r = lax.log(x)
+        re, im = lax.real(r), lax.imag(r)
+        ln2 = lax.log(_const(re, 2))
+        return lax.complex(lax.div(re, ln2), lax.div(im, ln2))
+    return lax.div(lax.log(x), lax.log(_const(x, 2)))
 
 
 def log10(x: Any, /) -> Any:
+    """Base-10 logarithm (log(x) times 1/log(10))."""
     (x,) = promote_args_inexact("log10", x)
-    return lax.div(lax.log(x), lax.log(_scalar_like(x, 10)))
-
-
-def _scalar_like(x: Any, value: Any) -> Any:
-    return ArrayImpl(np.asarray(value, np.dtype(x.dtype)), False)
-
-
-def arctan2(x1: Any, x2: Any, /) -> Any:
-    x1, x2 = promote_args_inexact("arctan2", x1, x2)
-    return lax.atan2(x1, x2)
-
-
-atan2 = arctan2
-
-
-def hypot(x1: Any, x2: Any, /) -> Any:
-    x1, x2 = promote_args_inexact("hypot", x1, x2)
-    return lax.sqrt(lax.add(lax.mul(x1, x1), lax.mul(x2, x2)))
+    one_over_log10 = np.array(0.4342944819032518, dtype=dtypes.finfo(_dtype(x)).dtype)
+    if _is_complex(x):
+        r = lax.log(x)
+        return lax.complex(lax.mul(lax.real(r), one_over_log10),
+                           lax.mul(lax.imag(r), one_over_log10))
+    return lax.mul(lax.log(x), one_over_log10)
 
 
 def deg2rad(x: Any, /) -> Any:
+    """Degrees to radians."""
     (x,) = promote_args_inexact("deg2rad", x)
-    return lax.mul(x, _scalar_like(x, np.pi / 180))
+    return lax.mul(x, _const(x, np.pi / 180))
 
 
 def rad2deg(x: Any, /) -> Any:
+    """Radians to degrees."""
     (x,) = promote_args_inexact("rad2deg", x)
-    return lax.mul(x, _scalar_like(x, 180 / np.pi))
+    return lax.mul(x, _const(x, 180 / np.pi))
 
 
-radians, degrees = deg2rad, rad2deg
+def radians(x: Any, /) -> Any:
+    """Alias of deg2rad."""
+    return deg2rad(x)
 
 
-def logaddexp(x1: Any, x2: Any, /) -> Any:
-    x1, x2 = promote_args_inexact("logaddexp", x1, x2)
-    amax = lax.max(x1, x2)
-    delta = lax.sub(x1, x2)
-    return lax.select(lax.ne(delta, delta), lax.add(x1, x2),
-                      lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta))))))
+def degrees(x: Any, /) -> Any:
+    """Alias of rad2deg."""
+    return rad2deg(x)
 
 
+@staged_as_jit
+def hypot(x1: Any, x2: Any, /) -> Any:
+    """sqrt(x1**2 + x2**2) without overflow."""
+    x1, x2 = promote_args_inexact("hypot", x1, x2)
+    if _is_complex(x1):
+        raise ValueError("jnp.hypot is not well defined for complex-valued inputs. Please "
+                         "convert to real values first, such as by using abs(x)")
+    x1, x2 = lax.abs(x1), lax.abs(x2)
+    idx_inf = lax.bitwise_or(isposinf(x1), isposinf(x2))
+    x1, x2 = maximum(x1, x2), minimum(x1, x2)
+    x = _where(x1 == 0, x1, x1 * lax.sqrt(1 + lax.square(
+        lax.div(x2, _where(x1 == 0, _ones(x1), x1)))))
+    return _where(idx_inf, _const(x, np.inf), x)
+
+
+@staged_as_jit
 def sinc(x: Any, /) -> Any:
-    (x,) = promote_args_inexact("sinc", x)
-    pi_x = lax.mul(_scalar_like(x, np.pi), x)
-    safe = where(lax.eq(x, _zero(x)), _one(x), pi_x)
-    return where(lax.eq(x, _zero(x)), _one(x), lax.div(lax.sin(safe), safe))
+    """sin(pi x) / (pi x), with sinc(0) = 1."""
+    (x,) = promote_dtypes_inexact(_ensure("sinc", x))
+    eq_zero = lax.eq(x, _const(x, 0))
+    pi_x = lax.mul(_const(x, np.pi), x)
+    safe_pi_x = _where(eq_zero, _const(x, 1), pi_x)
+    return _where(eq_zero, _ones(pi_x), lax.div(lax.sin(safe_pi_x), safe_pi_x))
 
 
 # ---------------------------------------------------------------------------------------------
-# Comparisons, logic, bits
+# Comparisons and logic
 # ---------------------------------------------------------------------------------------------
 
-def _comparison(name: str, lax_prim: Any) -> Callable:
-    def slow(x: Any, y: Any, /) -> Any:
+def _complex_comparison(lax_fn: Callable, x: Any, y: Any) -> Any:
+    """Order complex numbers by real part, then imaginary part."""
+    if _is_complex(x):
+        return lax.select(lax.eq(lax.real(x), lax.real(y)), lax_fn(lax.imag(x), lax.imag(y)),
+                          lax_fn(lax.real(x), lax.real(y)))
+    return lax_fn(x, y)
+
+
+def _comparison(name: str, lax_prim: Any, ordered: bool) -> Callable:
+    def slow(x: Any, y: Any) -> Any:
         x, y = promote_args(name, x, y)
-        return lax_prim.bind(x, y)
-    slow.__name__ = name
-    slow.__doc__ = f"Elementwise {name}, as a boolean array."
+        return _complex_comparison(lax_prim.bind, x, y) if ordered else lax_prim.bind(x, y)
 
     def fn(x: Any, y: Any, /) -> Any:
         if type(x) is ArrayImpl and type(y) is ArrayImpl:
             xb, yb = x._buf, y._buf
-            if xb.dtype == yb.dtype and xb.shape == yb.shape:
+            if xb.dtype == yb.dtype and xb.shape == yb.shape and not (
+                    ordered and dtypes.is_complex(xb.dtype)):
                 return lax_prim.bind(x, y)
         return slow(x, y)
-    fn.__name__, fn.__doc__ = name, slow.__doc__
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise {name}, as a boolean array."
     return fn
 
 
-equal = _comparison("equal", lax.eq_p)
-not_equal = _comparison("not_equal", lax.ne_p)
-less = _comparison("less", lax.lt_p)
-less_equal = _comparison("less_equal", lax.le_p)
-greater = _comparison("greater", lax.gt_p)
-greater_equal = _comparison("greater_equal", lax.ge_p)
+equal = _comparison("equal", lax.eq_p, False)
+not_equal = _comparison("not_equal", lax.ne_p, False)
+less = _comparison("less", lax.lt_p, True)
+less_equal = _comparison("less_equal", lax.le_p, True)
+greater = _comparison("greater", lax.gt_p, True)
+greater_equal = _comparison("greater_equal", lax.ge_p, True)
 
 
 def _logical(name: str, lax_fn: Callable) -> Callable:
     def fn(x: Any, y: Any, /) -> Any:
-        util.check_arraylike(name, x, y)
-        x, y = (util.convert(util.as_operand(a), dtypes.bool_, False) for a in (x, y))
-        x, y = util.promote_shapes(name, x, y)
-        return lax_fn(x, y)
-    fn.__name__ = name
+        return lax_fn(*map(_to_bool, promote_args(name, x, y)))
+    fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name} of the truth values."
     return fn
 
@@ -385,123 +627,205 @@ logical_xor = _logical("logical_xor", lax.bitwise_xor)
 
 
 def logical_not(x: Any, /) -> Any:
-    util.check_arraylike("logical_not", x)
-    return lax.bitwise_not(util.convert(util.as_operand(x), dtypes.bool_, False))
-
-
-def _bitwise(name: str, lax_fn: Callable) -> Callable:
-    def fn(x: Any, y: Any, /) -> Any:
-        x, y = promote_args(name, x, y)
-        if dtypes.is_inexact(np.dtype(x.dtype)):
-            raise TypeError(f"{name} is only defined for integer and boolean types, got "
-                            f"{x.dtype}")
-        return lax_fn(x, y)
-    fn.__name__ = name
-    fn.__doc__ = f"Elementwise {name} of integers or booleans."
-    return fn
-
-
-bitwise_and = _bitwise("bitwise_and", lax.bitwise_and)
-bitwise_or = _bitwise("bitwise_or", lax.bitwise_or)
-bitwise_xor = _bitwise("bitwise_xor", lax.bitwise_xor)
-left_shift = _bitwise("left_shift", lax.shift_left)
-
-
-def right_shift(x: Any, y: Any, /) -> Any:
-    x, y = promote_args("right_shift", x, y)
-    if dtypes.is_unsigned(np.dtype(x.dtype)):
-        return lax.shift_right_logical(x, y)
-    return lax.shift_right_arithmetic(x, y)
+    """Elementwise not of the truth values."""
+    return lax.bitwise_not(*map(_to_bool, promote_args("logical_not", x)))
 
 
 def invert(x: Any, /) -> Any:
     """~x: bitwise not (logical not for booleans)."""
-    (x,) = promote_args("invert", x)
-    if dtypes.is_inexact(np.dtype(x.dtype)):
-        raise TypeError(f"invert is only defined for integer and boolean types, got {x.dtype}")
-    return lax.bitwise_not(x)
+    return lax.bitwise_not(*promote_args("invert", x))
 
 
 bitwise_not = bitwise_invert = invert
 
 
-def maximum(x: Any, y: Any, /) -> Any:
-    """Elementwise maximum (NaN wins)."""
-    x, y = promote_args("maximum", x, y)
-    return lax.max(x, y)
+def right_shift(x1: Any, x2: Any, /) -> Any:
+    """x1 >> x2 (arithmetic for signed, logical for unsigned integers)."""
+    x1, x2 = promote_args_numeric("right_shift", x1, x2)
+    if dtypes.is_unsigned(_dtype(x1)):
+        return lax.shift_right_logical(x1, x2)
+    return lax.shift_right_arithmetic(x1, x2)
 
 
-def minimum(x: Any, y: Any, /) -> Any:
-    """Elementwise minimum (NaN wins)."""
-    x, y = promote_args("minimum", x, y)
-    return lax.min(x, y)
+@staged_as_jit
+def bitwise_count(x: Any, /) -> Any:
+    """Number of set bits in |x|, as uint8."""
+    (x,) = promote_args_numeric("bitwise_count", x)
+    return lax.convert_element_type(lax.population_count(absolute(x)), dtypes.uint8)
 
 
-def fmax(x: Any, y: Any, /) -> Any:
-    x, y = promote_args("fmax", x, y)
-    return where(lax.ne(x, x), y, where(lax.ne(y, y), x, lax.max(x, y)))
+@staged_as_jit
+def fmax(x1: Any, x2: Any) -> Any:
+    """Elementwise maximum ignoring NaNs."""
+    return where(greater(x1, x2) | isnan(x2), x1, x2)
 
 
-def fmin(x: Any, y: Any, /) -> Any:
-    x, y = promote_args("fmin", x, y)
-    return where(lax.ne(x, x), y, where(lax.ne(y, y), x, lax.min(x, y)))
+@staged_as_jit
+def fmin(x1: Any, x2: Any) -> Any:
+    """Elementwise minimum ignoring NaNs."""
+    return where(less(x1, x2) | isnan(x2), x1, x2)
 
+
+# ---------------------------------------------------------------------------------------------
+# Floating-point classification and bits
+# ---------------------------------------------------------------------------------------------
 
 def isnan(x: Any, /) -> Any:
-    (x,) = promote_args("isnan", x)
-    if not dtypes.is_inexact(np.dtype(x.dtype)):
-        return util.broadcast_to(ArrayImpl(np.asarray(False)), np.shape(x))
+    """x != x."""
+    x = _ensure("isnan", x)
     return lax.ne(x, x)
 
 
 def isfinite(x: Any, /) -> Any:
-    (x,) = promote_args("isfinite", x)
-    if not dtypes.is_inexact(np.dtype(x.dtype)):
-        return util.broadcast_to(ArrayImpl(np.asarray(True)), np.shape(x))
-    return lax.is_finite(x)
+    """Neither infinite nor NaN."""
+    x = _ensure("isfinite", x)
+    if _is_float(x):
+        return lax.is_finite(x)
+    if _is_complex(x):
+        return lax.bitwise_and(lax.is_finite(real(x)), lax.is_finite(imag(x)))
+    return lax_extra.full_like(x, True, dtype=dtypes.bool_)
 
 
 @staged_as_jit
 def isinf(x: Any, /) -> Any:
-    (x,) = promote_args("isinf", x)
-    if not dtypes.is_inexact(np.dtype(x.dtype)):
-        return util.broadcast_to(ArrayImpl(np.asarray(False)), np.shape(x))
-    return lax.eq(lax.abs(x), _scalar_like(x, np.inf))
+    """|x| == inf."""
+    x = _ensure("isinf", x)
+    if _is_float(x):
+        return lax.eq(lax.abs(x), _const(x, np.inf))
+    if _is_complex(x):
+        re, im = lax.real(x), lax.imag(x)
+        return lax.bitwise_or(lax.eq(lax.abs(re), _const(re, np.inf)),
+                              lax.eq(lax.abs(im), _const(im, np.inf)))
+    return lax_extra.full_like(x, False, dtype=dtypes.bool_)
 
 
-# ---------------------------------------------------------------------------------------------
-# where and clip (jitted in JAX, so they appear as jit equations when traced)
-# ---------------------------------------------------------------------------------------------
+def _isposneginf(infinity: float, x: Any, out: Any) -> Any:
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to isneginf/isposinf is not supported.")
+    if _is_float(x):
+        return lax.eq(x, _const(x, infinity))
+    if _is_complex(x):
+        raise ValueError("isposinf/isneginf are not well defined for complex types")
+    return lax_extra.full_like(x, False, dtype=dtypes.bool_)
+
+
+def isposinf(x: Any, /, out: Any = None) -> Any:
+    """x == +inf."""
+    return _isposneginf(np.inf, _ensure("isposinf", x), out)
+
+
+def isneginf(x: Any, /, out: Any = None) -> Any:
+    """x == -inf."""
+    return _isposneginf(-np.inf, _ensure("isneginf", x), out)
+
+
+_INT_FOR_BITS = {16: dtypes.int16, 32: dtypes.int32, 64: dtypes.int64}
+
 
 @staged_as_jit
-def _where(condition: Any, x: Any, y: Any) -> Any:
-    condition = util.convert(util.as_operand(condition), dtypes.bool_, False)
-    x, y = util.promote_dtypes(x, y)
-    shape = np.broadcast_shapes(np.shape(condition), np.shape(x), np.shape(y))
-    condition, x, y = (util.broadcast_to(a, shape) for a in (condition, x, y))
-    return lax.select_n(condition, y, x)
+def signbit(x: Any, /) -> Any:
+    """Whether the sign bit is set (true for -0.0)."""
+    (x,) = promote_args("signbit", x)
+    if _is_int(x):
+        return lax.lt(x, _const(x, 0))
+    if _is_bool(x):
+        return lax_extra.full_like(x, False, dtype=dtypes.bool_)
+    if not _is_float(x):
+        raise ValueError(f"jax.numpy.signbit is not well defined for {x.dtype}")
+    info = dtypes.finfo(_dtype(x))
+    if info.bits not in _INT_FOR_BITS:
+        raise NotImplementedError("jax.numpy.signbit only supports 16, 32, and 64-bit types.")
+    bits = lax_extra.bitcast_convert_type(x, _INT_FOR_BITS[info.bits])
+    return lax.convert_element_type(bits >> (info.nexp + info.nmant), dtypes.bool_)
 
 
-def where(condition: Any, x: Any = None, y: Any = None, /, *, size: Any = None,
-          fill_value: Any = None) -> Any:
-    """x where condition holds, else y (the one-argument form is nonzero)."""
-    if x is None and y is None:
-        from pyjax._src.numpy.lax_numpy import nonzero
-        return nonzero(condition, size=size, fill_value=fill_value)
-    if x is None or y is None:
-        raise ValueError("Either both or neither of the x and y arguments should be provided "
-                         "to jax.numpy.where, got x and y.")
-    util.check_arraylike("where", condition, x, y)
-    return _where(condition, x, y)
+@staged_as_jit
+def copysign(x1: Any, x2: Any, /) -> Any:
+    """|x1| with the sign of x2."""
+    x1, x2 = promote_args_inexact("copysign", x1, x2)
+    if _is_complex(x1):
+        raise TypeError("copysign does not support complex-valued inputs")
+    return _where(signbit(x2).astype(bool), -lax.abs(x1), lax.abs(x1))
 
+
+def spacing(x: Any, /) -> Any:
+    """Distance from x to the next representable number away from zero."""
+    (arr,) = promote_args_inexact("spacing", x)
+    if _is_complex(arr):
+        raise ValueError("jnp.spacing is not defined for complex inputs.")
+    inf = _const(arr, np.inf)
+    if _dtype(arr) == dtypes.float16:
+        return lax.nextafter(arr, inf) - arr
+    result = lax.nextafter(arr, copysign(inf, arr)) - arr
+    return _where(result == 0, copysign(dtypes.finfo(_dtype(arr)).smallest_subnormal, arr),
+                  result)
+
+
+@staged_as_jit
+def heaviside(x1: Any, x2: Any, /) -> Any:
+    """0 where x1 < 0, 1 where x1 > 0, x2 where x1 == 0."""
+    check_arraylike("heaviside", x1, x2)
+    x1, x2 = promote_dtypes_inexact(x1, x2)
+    zero = _const(x1, 0)
+    return _where(lax.lt(x1, zero), zero,
+                  _where(lax.gt(x1, zero), _const(x1, 1), _where(lax.ne(x1, x1), x1, x2)))
+
+
+@staged_as_jit
+def modf(x: Any, /, out: Any = None) -> tuple[Any, Any]:
+    """(fractional part, integral part), both with the sign of x."""
+    (x,) = promote_dtypes_inexact(_ensure("modf", x))
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.modf is not supported.")
+    whole = _where(lax.ge(x, _zero(x)), floor(x), ceil(x))
+    return x - whole, whole
+
+
+# ---------------------------------------------------------------------------------------------
+# Complex parts
+# ---------------------------------------------------------------------------------------------
+
+def conjugate(x: Any, /) -> Any:
+    """Complex conjugate (real inputs are returned unchanged)."""
+    x = _ensure("conjugate", x)
+    return lax.conj(x) if _is_complex(x) else lax_extra.asarray(x)
+
+
+def conj(x: Any, /) -> Any:
+    """Alias of conjugate."""
+    return conjugate(x)
+
+
+def real(val: Any, /) -> Any:
+    """Real part."""
+    val = _ensure("real", val)
+    return lax.real(val) if _is_complex(val) else lax_extra.asarray(val)
+
+
+def imag(val: Any, /) -> Any:
+    """Imaginary part (zeros for real inputs)."""
+    val = _ensure("imag", val)
+    return lax.imag(val) if _is_complex(val) else lax_extra.full_like(val, 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# clip (jitted in JAX)
+# ---------------------------------------------------------------------------------------------
 
 @staged_as_jit
 def clip(arr: Any = None, /, min: Any = None, max: Any = None) -> Any:  # noqa: A002
     """Limit values to [min, max] (either bound may be None)."""
-    util.check_arraylike("clip", arr)
-    arr = util.as_operand(arr)
+    if arr is None:
+        raise ValueError("No input was provided to the clip function.")
+    check_arraylike("clip", arr)
+    if any(iscomplexobj(t) for t in (arr, min, max)):
+        raise ValueError(
+            "Clip received a complex value either through the input or the min/max keywords. "
+            "Complex values have no ordering and cannot be clipped. Please convert to a real "
+            "value or array by taking the real or imaginary components via "
+            "jax.numpy.real/imag respectively.")
     if min is not None:
         arr = maximum(min, arr)
     if max is not None:
         arr = minimum(max, arr)
-    return arr
+    return lax_extra.asarray(arr)

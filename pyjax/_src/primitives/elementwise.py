@@ -217,7 +217,7 @@ def _rem_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def _pow_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
-        return np.power(x, y)
+        return np.power(x, y.astype(x.dtype, copy=False))
 
 
 def _shift_amount_ok(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -249,6 +249,22 @@ mul_p = binop("mul", np.multiply, NUMBER)
 div_p = binop("div", _div_impl, NUMBER)
 rem_p = binop("rem", _rem_impl, (INT, UINT, FLOAT))
 pow_p = binop("pow", _pow_impl, _INEXACT)
+
+
+def _pow_abstract(x: ShapedArray, y: ShapedArray) -> ShapedArray:
+    """An inexact base, and an exponent of the base's dtype or of an integer dtype."""
+    shape = _broadcast_shapes("pow", (x, y))
+    check_kinds("pow", _INEXACT, x)
+    check_kinds("pow", (INT, UINT) + _INEXACT, y)
+    if x.dtype != y.dtype and dtype_kind(y.dtype) not in (INT, UINT):
+        raise TypeError("the first argument to pow must have an inexact dtype (float or "
+                        "complex), and the second argument must have an inexact or integer "
+                        "dtype, and two inexact dtypes must match, but got "
+                        f"{x.dtype} and {y.dtype} respectively.")
+    return ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)
+
+
+pow_p.abstract_eval = _pow_abstract
 max_p = binop("max", np.maximum, ANY)
 min_p = binop("min", np.minimum, ANY)
 atan2_p = binop("atan2", np.arctan2, (FLOAT,))

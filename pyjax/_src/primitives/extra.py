@@ -1,7 +1,7 @@
 """More lax operations used by jnp: bitcast_convert_type, stop_gradient, copy, the cumulative
 reductions (cumsum, cumprod, cummax, cummin, cumlogsumexp), sort and split; and lax-level
 helpers that bind existing primitives (full, full_like, tile, slice_in_dim, index_in_dim,
-broadcast_to, broadcast_to_rank, asarray).
+broadcast_shapes, broadcast_to, broadcast_to_rank, asarray).
 """
 from __future__ import annotations
 
@@ -114,7 +114,7 @@ cumlogsumexp_p = _cumulative("cumlogsumexp", lambda x, a: np.logaddexp.accumulat
 def _cumulative_fn(prim: Any) -> Callable:
     def fn(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
         return prim.bind(operand, axis=int(axis), reverse=bool(reverse))
-    fn.__name__ = prim.name
+    fn.__name__ = fn.__qualname__ = prim.name
     fn.__doc__ = f"Running `{prim.name}` along `axis` (from the end when `reverse`)."
     return fn
 
@@ -271,6 +271,15 @@ def index_in_dim(operand: Any, index: int, axis: int = 0, keepdims: bool = True)
         raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
     result = slice_in_dim(operand, wrapped, wrapped + 1, 1, axis)
     return result if keepdims else shp.squeeze(result, (axis,))
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    """NumPy's broadcast of shapes, with JAX's error message."""
+    try:
+        return tuple(np.broadcast_shapes(*(tuple(s) for s in shapes)))
+    except ValueError:
+        raise ValueError("Incompatible shapes for broadcasting: shapes="
+                         f"{[tuple(s) for s in shapes]}") from None
 
 
 def broadcast_to_rank(x: Any, rank: int) -> Any:

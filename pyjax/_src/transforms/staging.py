@@ -242,7 +242,7 @@ def make_jaxpr(fun: Callable, static_argnums: int | Sequence[int] = (),
         debug = DebugInfo("jit", fun, args, kwargs, tuple(static))
         closed = trace_to_jaxpr(flat_fun, [abstractify(x) for x in leaves], debug)
         if return_shape:
-            from pyjax._src.api_types import ShapeDtypeStruct
+            from pyjax._src.api import ShapeDtypeStruct
             shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
                       for a in closed.out_avals]
             return closed, tree_unflatten(out_tree_box[0], shapes)

@@ -1,0 +1,806 @@
+"""Indexing primitives: gather, the scatter family, dynamic_slice and dynamic_update_slice.
+
+Their impls follow XLA's semantics on NumPy buffers, vectorised over all windows at once:
+gather clamps start indices so each window is in bounds (PROMISE_IN_BOUNDS / CLIP) or fills
+windows that are not (FILL_OR_DROP); scatter drops out-of-bounds windows unless the mode is CLIP.
+The abstract rules raise JAX's shape and dtype errors, and the lax wrappers bind with the same
+params JAX's do, so staged programs print like JAX 0.10's.
+"""
+from __future__ import annotations
+
+import enum
+import functools
+import math
+import weakref
+from typing import Any, Callable, NamedTuple, Sequence
+
+import numpy as np
+
+from pyjax._src.core import dtypes
+from pyjax._src.core.avals import ShapedArray
+from pyjax._src.core.jaxpr import Jaxpr, eval_jaxpr
+from pyjax._src.core.trace import Tracer, use_trace
+from pyjax._src.primitives import elementwise as ew
+from pyjax._src.primitives._rules import make_primitive
+
+
+# ---------------------------------------------------------------------------------------------
+# Parameter types
+# ---------------------------------------------------------------------------------------------
+
+class GatherDimensionNumbers(NamedTuple):
+    """How operand, start indices and output dimensions relate in a gather (XLA's names)."""
+
+    offset_dims: tuple[int, ...]
+    collapsed_slice_dims: tuple[int, ...]
+    start_index_map: tuple[int, ...]
+    operand_batching_dims: tuple[int, ...] = ()
+    start_indices_batching_dims: tuple[int, ...] = ()
+
+
+class ScatterDimensionNumbers(NamedTuple):
+    """How operand, scatter indices and updates dimensions relate in a scatter."""
+
+    update_window_dims: Sequence[int]
+    inserted_window_dims: Sequence[int]
+    scatter_dims_to_operand_dims: Sequence[int]
+    operand_batching_dims: Sequence[int] = ()
+    scatter_indices_batching_dims: Sequence[int] = ()
+
+
+class GatherScatterMode(enum.Enum):
+    """What gather and scatter do with out-of-bounds indices."""
+
+    CLIP = enum.auto()
+    FILL_OR_DROP = enum.auto()
+    PROMISE_IN_BOUNDS = enum.auto()
+    ONE_HOT = enum.auto()
+
+    @staticmethod
+    def from_any(s: "str | GatherScatterMode | None") -> "GatherScatterMode":
+        """Parse a mode name ('clip', 'fill', 'drop', 'promise_in_bounds'); None is FILL_OR_DROP."""
+        if isinstance(s, GatherScatterMode):
+            return s
+        if s == "clip":
+            return GatherScatterMode.CLIP
+        if s is None or s == "fill" or s == "drop":
+            return GatherScatterMode.FILL_OR_DROP
+        if s == "promise_in_bounds":
+            return GatherScatterMode.PROMISE_IN_BOUNDS
+        if s == "one_hot":
+            return GatherScatterMode.ONE_HOT
+        raise ValueError(f'Unknown gather mode "{s}"')
+
+
+# ---------------------------------------------------------------------------------------------
+# Shared helpers for the impls
+# ---------------------------------------------------------------------------------------------
+
+def _as_int64(x: np.ndarray) -> np.ndarray:
+    """Integer indices as int64 (uint64 values beyond int64 saturate, so they stay out of range)."""
+    if x.dtype == np.uint64:
+        return np.minimum(x, np.iinfo(np.int64).max).astype(np.int64)
+    return x.astype(np.int64, copy=False)
+
+
+def _start_matrix(rank: int, indices: np.ndarray, index_map: Sequence[int],
+                  operand_batching: Sequence[int], indices_batching: Sequence[int]) -> np.ndarray:
+    """(B, rank) start coordinates of every window: index vectors placed at `index_map`, batch
+    coordinates at the operand batching dims, zeros elsewhere."""
+    batch_shape = indices.shape[:-1]
+    count = math.prod(batch_shape)
+    starts = np.zeros((count, rank), np.int64)
+    if index_map:
+        starts[:, list(index_map)] = _as_int64(indices).reshape(count, len(index_map))
+    if operand_batching:
+        grid = np.indices(batch_shape).reshape(len(batch_shape), count)
+        for od, idim in zip(operand_batching, indices_batching):
+            starts[:, od] = grid[idim]
+    return starts
+
+
+def _window_positions(starts: np.ndarray, window_dims: Sequence[int],
+                      window_sizes: Sequence[int]) -> tuple[np.ndarray, ...]:
+    """Per operand dimension, the (B, W) coordinates of every element of every window."""
+    offsets = np.indices(tuple(window_sizes)).reshape(len(window_sizes), -1)
+    positions = []
+    for d in range(starts.shape[1]):
+        column = starts[:, d:d + 1]
+        if d in window_dims:
+            column = column + offsets[list(window_dims).index(d)][None, :]
+        positions.append(column)
+    return tuple(np.broadcast_arrays(*positions)) if positions else ()
+
+
+def _cast_scalar(value: Any, dtype: np.dtype) -> np.ndarray:
+    """A fill value as a 0-d array of `dtype` (with convert_element_type's semantics)."""
+    buf = np.asarray(value)
+    return ew._convert_impl(buf, new_dtype=dtype) if buf.dtype != dtype else buf
+
+
+# ---------------------------------------------------------------------------------------------
+# gather
+# ---------------------------------------------------------------------------------------------
+
+def _gather_impl(operand: np.ndarray, indices: np.ndarray, *, dimension_numbers: Any,
+                 slice_sizes: tuple, unique_indices: bool, indices_are_sorted: bool,
+                 mode: Any, fill_value: Any) -> np.ndarray:
+    dn = dimension_numbers
+    rank = operand.ndim
+    batch_shape = indices.shape[:-1]
+    dropped = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
+    window_dims = [d for d in range(rank) if d not in dropped]
+    window_sizes = [slice_sizes[d] for d in window_dims]
+    starts = _start_matrix(rank, indices, dn.start_index_map, dn.operand_batching_dims,
+                           dn.start_indices_batching_dims)
+    upper = np.array([operand.shape[d] - slice_sizes[d] for d in range(rank)], np.int64)
+    in_bounds = None
+    if mode == GatherScatterMode.FILL_OR_DROP and dn.start_index_map:
+        sim = list(dn.start_index_map)
+        in_bounds = np.all((starts[:, sim] >= 0) & (starts[:, sim] <= upper[sim]), axis=1)
+    starts = np.clip(starts, 0, np.maximum(upper, 0))
+    count, size = starts.shape[0], math.prod(window_sizes)
+    if count == 0 or size == 0 or operand.size == 0:
+        flat = np.zeros((count, size), operand.dtype)
+    else:
+        flat = operand[_window_positions(starts, window_dims, window_sizes)]
+    if in_bounds is not None and not in_bounds.all():
+        flat = np.where(in_bounds[:, None], flat, _cast_scalar(fill_value, operand.dtype))
+    out = flat.reshape(tuple(batch_shape) + tuple(window_sizes))
+    nb = len(batch_shape)
+    return np.moveaxis(out, list(range(nb, nb + len(window_sizes))), list(dn.offset_dims))
+
+
+def _check_sorted(dims: Sequence[int], op: str, name: str) -> None:
+    if any(dims[i] < dims[i - 1] for i in range(1, len(dims))):
+        raise TypeError(f"{name} in {op} op must be sorted; got {dims}")
+
+
+def _check_no_duplicates(dims: Sequence[int], op: str, name: str) -> None:
+    if len(set(dims)) != len(dims):
+        raise TypeError(f"{name} in {op} op must not repeat; got: {dims}.")
+
+
+def _check_in_range(dims: Sequence[int], rank: int, op: str, name: str) -> None:
+    for dim in dims:
+        if dim < 0 or dim >= rank:
+            raise TypeError(f"Invalid {name} set in {op} op; valid range is [0, {rank}); "
+                            f"got: {dim}.")
+
+
+def _check_sorted_in_range(dims: Sequence[int], rank: int, op: str, name: str) -> None:
+    if not dims:
+        return
+    bad = dims[0] if dims[0] < 0 else dims[-1] if dims[-1] >= rank else None
+    if bad:
+        raise TypeError(f"Invalid {name} set in {op} op; valid range is [0, {rank}); "
+                        f"got: {bad}.")
+
+
+def _check_disjoint(a: Sequence[int], b: Sequence[int], op: str, na: str, nb: str) -> None:
+    if not set(a).isdisjoint(set(b)):
+        raise TypeError(f"{na} and {nb} in {op} op must be disjoint; got: {a} and {b}.")
+
+
+def _check_batching(operand: ShapedArray, indices: ShapedArray, operand_dims: Sequence[int],
+                    indices_dims: Sequence[int], op: str, Op: str, iname: str) -> None:
+    """Shared validation of operand/indices batching dims for gather and scatter."""
+    rank = operand.ndim
+    _check_no_duplicates(operand_dims, op, "operand_batching_dims")
+    _check_sorted(operand_dims, op, "operand_batching_dims")
+    _check_sorted_in_range(operand_dims, rank, op, "operand_batching_dims")
+
+
+def _gather_shape(operand: ShapedArray, indices: ShapedArray, dn: Any,
+                  slice_sizes: tuple) -> tuple[int, ...]:
+    """JAX's gather shape rule: validate the dimension numbers, return the output shape."""
+    offset_dims, collapsed = tuple(dn.offset_dims), tuple(dn.collapsed_slice_dims)
+    obd, sibd = tuple(dn.operand_batching_dims), tuple(dn.start_indices_batching_dims)
+    sim = tuple(dn.start_index_map)
+    rank, irank = operand.ndim, indices.ndim
+    ivd = irank - 1
+    if ivd < 0:
+        raise TypeError(f"Gather index leaf dimension must be within [0, rank(indices) + 1). "
+                        f"rank(indices) is {irank} and gather index leaf dimension is {ivd}.")
+    _check_sorted(offset_dims, "gather", "offset_dims")
+    _check_no_duplicates(offset_dims, "gather", "offset_dims")
+    out_rank = len(offset_dims) + irank - 1
+    for i, d in enumerate(offset_dims):
+        if d < 0 or d >= out_rank:
+            raise TypeError(f"Offset dimension {i} in gather op is out of bounds; got {d}, but "
+                            f"should have been in [0, {out_rank})")
+    if len(sim) != indices.shape[ivd]:
+        raise TypeError(f"Gather op has {len(sim)} elements in start_index_map and the bound "
+                        f"of dimension index_vector_dim={ivd} of indices is "
+                        f"{indices.shape[ivd]}. These two numbers must be equal.")
+    for i, d in enumerate(sim):
+        if d < 0 or d >= rank:
+            raise TypeError(f"Invalid start_index_map; domain is [0, {rank}), got: {i}->{d}.")
+    _check_no_duplicates(sim, "gather", "start_index_map")
+    _check_sorted(collapsed, "gather", "collapsed_slice_dims")
+    _check_sorted_in_range(collapsed, rank, "gather", "collapsed_slice_dims")
+    _check_no_duplicates(collapsed, "gather", "collapsed_slice_dims")
+    _check_no_duplicates(obd, "gather", "operand_batching_dims")
+    _check_sorted(obd, "gather", "operand_batching_dims")
+    _check_sorted_in_range(obd, rank, "gather", "operand_batching_dims")
+    _check_disjoint(collapsed, obd, "gather", "collapsed_slice_dims", "operand_batching_dims")
+    _check_disjoint(sim, obd, "gather", "start_index_map", "operand_batching_dims")
+    _check_no_duplicates(sibd, "gather", "start_indices_batching_dims")
+    _check_in_range(sibd, irank, "gather", "start_indices_batching_dims")
+    if ivd in sibd:
+        raise TypeError("Gather op cannot have the index vector dimension as a batching "
+                        f"dimension; got {sibd}.")
+    if len(obd) != len(sibd):
+        raise TypeError("Gather op requires equal numbers of operand_batching_dims and "
+                        f"start_indices_batching_dims, got {obd} and{sibd}.")
+    operand_batch = tuple(operand.shape[i] for i in obd)
+    indices_batch = tuple(indices.shape[i] for i in sibd)
+    if operand_batch != indices_batch:
+        raise TypeError("Gather op requires operand batching dimensions and indices batching "
+                        f"dimensions to have the same shape, got {operand_batch} and "
+                        f"{indices_batch}.")
+    if rank != len(slice_sizes):
+        raise TypeError(f"Gather op must have one slice size for every input dimension; got: "
+                        f"len(slice_sizes)={len(slice_sizes)}, input_shape.rank={rank}")
+    if len(slice_sizes) != len(offset_dims) + len(collapsed) + len(obd):
+        raise TypeError("All components of the offset index in a gather op must either be a "
+                        f"offset dimension or explicitly collapsed/batching; got "
+                        f"len(slice_sizes)={len(slice_sizes)}, output_slice_sizes="
+                        f"{offset_dims}, collapsed_slice_dims={collapsed}, "
+                        f"operand_batching_dims={obd}.")
+    indices_empty = 0 in indices.shape
+    for i, size in enumerate(slice_sizes):
+        if not indices_empty and not 0 <= size <= operand.shape[i]:
+            raise TypeError(f"Slice size at index {i} in gather op is out of range, must be "
+                            f"within [0, {operand.shape[i]} + 1), got {size}.")
+    for i, d in enumerate(collapsed):
+        if slice_sizes[d] != 1:
+            raise TypeError(f"Gather op can only collapse slice dims with bound 1, but bound "
+                            f"is {slice_sizes[d]} for index {d} at position {i}.")
+    for i, d in enumerate(obd):
+        if slice_sizes[d] > 1:
+            raise TypeError(f"Gather op can only have operand batching dims with bound 0/1, "
+                            f"but bound is {slice_sizes[d]} for index {d} at position {i}.")
+    batch = iter(indices.shape[:-1])
+    window = iter(s for i, s in enumerate(slice_sizes) if i not in collapsed and i not in obd)
+    return tuple(next(window) if i in offset_dims else next(batch) for i in range(out_rank))
+
+
+def _gather_abstract(operand: ShapedArray, indices: ShapedArray, *, dimension_numbers: Any,
+                     slice_sizes: tuple, unique_indices: bool, indices_are_sorted: bool,
+                     mode: Any, fill_value: Any) -> ShapedArray:
+    shape = _gather_shape(operand, indices, dimension_numbers, slice_sizes)
+    if not dtypes.is_integer(indices.dtype):
+        raise ValueError("indices must have an integer type")
+    return ShapedArray(shape, operand.dtype, operand.weak_type)
+
+
+gather_p = make_primitive("gather", _gather_impl, _gather_abstract)
+
+
+def _default_fill(dtype: np.dtype) -> Any:
+    """gather's FILL_OR_DROP default: NaN, the most negative int, the largest uint, or True."""
+    if dtypes.is_inexact(dtype):
+        return np.nan
+    if dtypes.is_unsigned(dtype):
+        return int(dtypes.iinfo(dtype).max)
+    if dtypes.is_integer(dtype):
+        return int(dtypes.iinfo(dtype).min)
+    if dtype == dtypes.bool_:
+        return True
+    raise ValueError(f"Unsupported dtype for gather fill_value {dtype}")
+
+
+def _dtype_of(x: Any) -> np.dtype:
+    return dtypes.dtype_and_weak(x)[0]
+
+
+def gather(operand: Any, start_indices: Any, dimension_numbers: GatherDimensionNumbers,
+           slice_sizes: Sequence[int], *, unique_indices: bool = False,
+           indices_are_sorted: bool = False, mode: "str | GatherScatterMode | None" = None,
+           fill_value: Any = None) -> Any:
+    """XLA gather: windows of `slice_sizes` taken at `start_indices` (index vectors last)."""
+    parsed = GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else \
+        GatherScatterMode.from_any(mode)
+    if parsed == GatherScatterMode.FILL_OR_DROP:
+        if fill_value is None:
+            fill_value = _default_fill(_dtype_of(operand))
+    else:
+        fill_value = None
+    return gather_p.bind(operand, start_indices, dimension_numbers=dimension_numbers,
+                         slice_sizes=tuple(int(s) for s in slice_sizes),
+                         unique_indices=bool(unique_indices),
+                         indices_are_sorted=bool(indices_are_sorted), mode=parsed,
+                         fill_value=fill_value)
+
+
+# ---------------------------------------------------------------------------------------------
+# scatter family
+# ---------------------------------------------------------------------------------------------
+
+def _scatter_windows(operand: np.ndarray, indices: np.ndarray, updates: np.ndarray, dn: Any,
+                     mode: Any) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """Operand coordinates (each (B', W)) of the windows that are applied, and their updates."""
+    rank = operand.ndim
+    uwd = list(dn.update_window_dims)
+    dropped = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
+    window_dims = [d for d in range(rank) if d not in dropped]
+    window_sizes = [updates.shape[uwd[j]] for j in range(len(window_dims))]
+    scatter_dims = [d for d in range(updates.ndim) if d not in uwd]
+    count, size = math.prod(indices.shape[:-1]), math.prod(window_sizes)
+    flat = np.transpose(updates, scatter_dims + uwd).reshape(count, size)
+    starts = _start_matrix(rank, indices, dn.scatter_dims_to_operand_dims,
+                           dn.operand_batching_dims, dn.scatter_indices_batching_dims)
+    full = np.ones(rank, np.int64)
+    full[window_dims] = window_sizes
+    upper = np.asarray(operand.shape, np.int64) - full
+    sim = list(dn.scatter_dims_to_operand_dims)
+    if mode == GatherScatterMode.CLIP:
+        starts[:, sim] = np.clip(starts[:, sim], 0, np.maximum(upper[sim], 0))
+    elif sim:
+        keep = np.all((starts[:, sim] >= 0) & (starts[:, sim] <= upper[sim]), axis=1)
+        if not keep.all():
+            starts, flat = starts[keep], flat[keep]
+    return _window_positions(starts, window_dims, window_sizes), flat
+
+
+def _make_scatter_impl(ufunc: Any) -> Callable[..., np.ndarray]:
+    """An impl that combines updates into the operand with `ufunc.at` (None: replace)."""
+    def impl(operand: np.ndarray, indices: np.ndarray, updates: np.ndarray, *,
+             dimension_numbers: Any, indices_are_sorted: bool, unique_indices: bool,
+             mode: Any, update_jaxpr: Any, update_consts: Any) -> np.ndarray:
+        out = np.array(operand, copy=True)
+        if out.size == 0 or updates.size == 0:
+            return out
+        positions, flat = _scatter_windows(operand, indices, updates, dimension_numbers, mode)
+        if flat.size == 0:
+            return out
+        if ufunc is not None:
+            ufunc.at(out, positions, flat)
+        elif update_jaxpr is None:
+            out[positions] = flat
+        else:
+            _apply_update_jaxpr(out, positions, flat, update_jaxpr, update_consts)
+        return out
+    return impl
+
+
+def _apply_update_jaxpr(out: np.ndarray, positions: tuple, flat: np.ndarray, jaxpr: Jaxpr,
+                        consts: Any) -> None:
+    """Combine with a general update computation, in rounds so repeated indices compose."""
+    linear = np.ravel_multi_index(positions, out.shape).ravel()
+    values = flat.ravel()
+    order = np.argsort(linear, kind="stable")
+    sorted_lin = linear[order]
+    first = np.r_[True, sorted_lin[1:] != sorted_lin[:-1]]
+    group_start = np.maximum.accumulate(np.where(first, np.arange(sorted_lin.size), 0))
+    occurrence = np.empty_like(linear)
+    occurrence[order] = np.arange(sorted_lin.size) - group_start
+    flat_out = out.reshape(-1)
+    for rnd in range(int(occurrence.max()) + 1 if occurrence.size else 0):
+        sel = occurrence == rnd
+        where = linear[sel]
+        flat_out[where] = _eval_update(jaxpr, consts, flat_out[where], values[sel], out.dtype)
+
+
+def _eval_update(jaxpr: Jaxpr, consts: Any, old: np.ndarray, new: np.ndarray,
+                 dtype: np.dtype) -> np.ndarray:
+    """The scalar update computation applied elementwise (vectorised when it allows)."""
+    from pyjax._src.core.array import ArrayImpl
+    weak = [v.aval.weak_type for v in jaxpr.invars]
+    with use_trace(None):
+        try:
+            result = eval_jaxpr(jaxpr, list(consts), ArrayImpl(old, weak[0]),
+                                ArrayImpl(new, weak[1]))[0]
+            buf = np.asarray(result._buf)
+            if buf.shape == old.shape:
+                return buf.astype(dtype, copy=False)
+        except Exception:  # noqa: BLE001 - not elementwise: fall back to one call per element
+            pass
+        return np.array([np.asarray(eval_jaxpr(jaxpr, list(consts), ArrayImpl(o, weak[0]),
+                                               ArrayImpl(n, weak[1]))[0]._buf)
+                         for o, n in zip(old, new)], dtype).reshape(old.shape)
+
+
+def _updates_batching_dims(indices_batching: Sequence[int], update_window_dims: Sequence[int],
+                           index_vector_dim: int, updates_rank: int) -> tuple[int, ...]:
+    scatter_dim_in_updates: list[int | None] = list(range(index_vector_dim))
+    for i in update_window_dims:
+        scatter_dim_in_updates.insert(i, None)
+    return tuple(scatter_dim_in_updates.index(i) for i in indices_batching)
+
+
+def _scatter_shape(operand: ShapedArray, indices: ShapedArray, updates: ShapedArray,
+                   dn: Any) -> tuple[int, ...]:
+    """JAX's scatter shape rule: validate the dimension numbers, return the operand shape."""
+    uwd, iwd = tuple(dn.update_window_dims), tuple(dn.inserted_window_dims)
+    obd, sibd = tuple(dn.operand_batching_dims), tuple(dn.scatter_indices_batching_dims)
+    sdod = tuple(dn.scatter_dims_to_operand_dims)
+    rank, irank = operand.ndim, indices.ndim
+    ivd = irank - 1
+    if ivd < 0:
+        raise TypeError(f"Scatter index leaf dimension must be within [0, rank(indices) + 1). "
+                        f"rank(indices) is {irank} and scatter index leaf dimension is {ivd}.")
+    expected_rank = irank - 1 + len(uwd)
+    if updates.ndim != expected_rank:
+        raise TypeError(f"Updates tensor must be of rank {expected_rank}; got {updates.ndim}.")
+    _check_sorted(uwd, "scatter", "update_window_dims")
+    _check_no_duplicates(uwd, "scatter", "update_window_dims")
+    _check_sorted_in_range(uwd, updates.ndim, "scatter", "update_window_dims")
+    _check_sorted(iwd, "scatter", "inserted_window_dims")
+    _check_no_duplicates(iwd, "scatter", "inserted_window_dims")
+    _check_sorted_in_range(iwd, rank, "scatter", "inserted_window_dims")
+    _check_sorted(obd, "scatter", "operand_batching_dims")
+    _check_no_duplicates(obd, "scatter", "operand_batching_dims")
+    _check_sorted_in_range(obd, rank, "scatter", "operand_batching_dims")
+    _check_disjoint(iwd, obd, "scatter", "inserted_window_dims", "operand_batching_dims")
+    _check_disjoint(sdod, obd, "scatter", "scatter_dims_to_operand_dims",
+                    "operand_batching_dims")
+    _check_no_duplicates(sibd, "scatter", "scatter_indices_batching_dims")
+    _check_in_range(sibd, irank, "scatter", "scatter_indices_batching_dims")
+    if ivd in sibd:
+        raise TypeError("Scatter op cannot have the index vector dimension as a batching "
+                        f"dimension; got {sibd}.")
+    if len(obd) != len(sibd):
+        raise TypeError("Scatter op requires equal numbers of operand_batching_dims and "
+                        f"scatter_indices_batching_dims, got {obd} and {sibd}.")
+    operand_batch = tuple(operand.shape[i] for i in obd)
+    indices_batch = tuple(indices.shape[i] for i in sibd)
+    if operand_batch != indices_batch:
+        raise TypeError("Scatter op requires operand batching dimensions and indices batching "
+                        f"dimensions to have the same shape, got {operand_batch} and "
+                        f"{indices_batch}.")
+    ubd = _updates_batching_dims(sibd, uwd, ivd, updates.ndim)
+    updates_batch = tuple(updates.shape[i] for i in ubd)
+    if operand_batch != updates_batch:
+        raise TypeError("Scatter op requires operand batching dimensions and updates batching "
+                        f"dimensions to have the same shape, got {operand_batch} and "
+                        f"{updates_batch}.")
+    window = len(uwd) + len(iwd) + len(obd)
+    if rank != window:
+        raise TypeError(f"Scatter op has window of size {window}; doesn't match operand of "
+                        f"rank {rank}.")
+    if len(sdod) != indices.shape[ivd]:
+        raise TypeError(f"Scatter op has {len(sdod)} elements in scatter_dims_to_operand_dims "
+                        f"and the bound of dimension index_vector_dim={ivd} of indices is "
+                        f"{indices.shape[ivd]}. These two numbers must be equal")
+    for i, d in enumerate(sdod):
+        if d < 0 or d >= rank:
+            raise TypeError(f"Invalid scatter_dims_to_operand_dims mapping; domain is "
+                            f"[0, {rank}), got: {i}->{d}.")
+    _check_no_duplicates(sdod, "scatter", "scatter_dims_to_operand_dims")
+    max_sizes = [operand.shape[i] for i in range(rank) if i not in iwd and i not in obd]
+    for i, d in enumerate(uwd):
+        if max_sizes[i] < updates.shape[d]:
+            raise TypeError("Bounds of the window dimensions of updates must not exceed the "
+                            "bounds of the corresponding dimensions of operand. For dimension "
+                            f"{d}, updates bound is {updates.shape[d]}, operand bound is "
+                            f"{max_sizes[i]}.")
+    seen = 0
+    for i in (d for d in range(updates.ndim) if d not in uwd):
+        if seen == ivd:
+            seen += 1
+        if updates.shape[i] != indices.shape[seen]:
+            raise TypeError("Bounds of the scatter dimensions of updates must be the same as "
+                            "the bounds of the corresponding dimensions of scatter indices. For "
+                            f"scatter dimension {i}, updates bound is {updates.shape[i]}, "
+                            f"indices bound is {indices.shape[seen]}.")
+        seen += 1
+    return operand.shape
+
+
+def _scatter_abstract(operand: ShapedArray, indices: ShapedArray, updates: ShapedArray, *,
+                      dimension_numbers: Any, indices_are_sorted: bool, unique_indices: bool,
+                      mode: Any, update_jaxpr: Any, update_consts: Any) -> ShapedArray:
+    shape = _scatter_shape(operand, indices, updates, dimension_numbers)
+    if not dtypes.is_integer(indices.dtype):
+        raise ValueError("indices must have an integer type")
+    if operand.dtype != updates.dtype:
+        raise TypeError("lax.scatter requires arguments to have the same dtypes, got "
+                        f"{operand.dtype}, {updates.dtype}.")
+    return ShapedArray(shape, operand.dtype, operand.weak_type)
+
+
+scatter_p = make_primitive("scatter", _make_scatter_impl(None), _scatter_abstract)
+scatter_add_p = make_primitive("scatter-add", _make_scatter_impl(np.add), _scatter_abstract)
+scatter_sub_p = make_primitive("scatter-sub", _make_scatter_impl(np.subtract), _scatter_abstract)
+scatter_mul_p = make_primitive("scatter-mul", _make_scatter_impl(np.multiply), _scatter_abstract)
+scatter_min_p = make_primitive("scatter-min", _make_scatter_impl(np.minimum), _scatter_abstract)
+scatter_max_p = make_primitive("scatter-max", _make_scatter_impl(np.maximum), _scatter_abstract)
+
+
+@functools.lru_cache(maxsize=None)
+def _reduction_jaxpr(combine: Callable, aval: ShapedArray) -> Jaxpr:
+    """The scalar update computation `combine(x, y)` as a jaxpr (one per function and aval,
+    so repeated scatters share it, as JAX's cached reduction jaxprs are)."""
+    from pyjax._src.transforms.staging import trace_to_jaxpr
+    return trace_to_jaxpr(lambda x, y: [combine(x, y)], [aval, aval]).jaxpr
+
+
+def _scalar_aval(operand: Any) -> ShapedArray:
+    return ShapedArray((), _dtype_of(operand), False)
+
+
+def _bind_scatter(prim: Any, operand: Any, indices: Any, updates: Any, dimension_numbers: Any,
+                  indices_are_sorted: bool, unique_indices: bool, mode: Any,
+                  update_jaxpr: Any) -> Any:
+    return prim.bind(operand, indices, updates, update_jaxpr=update_jaxpr, update_consts=(),
+                     dimension_numbers=dimension_numbers, indices_are_sorted=indices_are_sorted,
+                     unique_indices=unique_indices, mode=GatherScatterMode.from_any(mode))
+
+
+def scatter(operand: Any, scatter_indices: Any, updates: Any,
+            dimension_numbers: ScatterDimensionNumbers, *, indices_are_sorted: bool = False,
+            unique_indices: bool = False, mode: "str | GatherScatterMode | None" = None) -> Any:
+    """XLA scatter that replaces operand windows with `updates`."""
+    return _bind_scatter(scatter_p, operand, scatter_indices, updates, dimension_numbers,
+                         indices_are_sorted, unique_indices, mode, None)
+
+
+def _combining_scatter(prim: Any, combine: Callable, doc: str) -> Callable[..., Any]:
+    def fn(operand: Any, scatter_indices: Any, updates: Any,
+           dimension_numbers: ScatterDimensionNumbers, *, indices_are_sorted: bool = False,
+           unique_indices: bool = False, mode: "str | GatherScatterMode | None" = None) -> Any:
+        jaxpr = _reduction_jaxpr(combine, _scalar_aval(operand))
+        return _bind_scatter(prim, operand, scatter_indices, updates, dimension_numbers,
+                             indices_are_sorted, unique_indices, mode, jaxpr)
+    fn.__name__ = prim.name.replace("-", "_")
+    fn.__doc__ = doc
+    return fn
+
+
+scatter_add = _combining_scatter(scatter_add_p, ew.add, "XLA scatter that adds `updates`.")
+scatter_sub = _combining_scatter(scatter_sub_p, ew.sub, "XLA scatter that subtracts `updates`.")
+scatter_mul = _combining_scatter(scatter_mul_p, ew.mul, "XLA scatter that multiplies.")
+scatter_min = _combining_scatter(scatter_min_p, ew.min, "XLA scatter keeping the minimum.")
+scatter_max = _combining_scatter(scatter_max_p, ew.max, "XLA scatter keeping the maximum.")
+
+_apply_cache: "weakref.WeakKeyDictionary[Any, Callable]" = weakref.WeakKeyDictionary()
+
+
+def scatter_apply(operand: Any, scatter_indices: Any, func: Callable[[Any], Any],
+                  dimension_numbers: ScatterDimensionNumbers, *, update_shape: Sequence[int] = (),
+                  indices_are_sorted: bool = False, unique_indices: bool = False,
+                  mode: "str | GatherScatterMode | None" = None) -> Any:
+    """XLA scatter that replaces operand elements x by func(x) (repeatedly for repeats)."""
+    dtype, weak = dtypes.dtype_and_weak(operand)
+    unused = _full(tuple(update_shape), 0, dtype)
+    apply = lambda x, _: func(x)  # noqa: E731
+    try:
+        apply = _apply_cache.setdefault(func, apply)
+    except TypeError:  # func is not weak-referenceable
+        pass
+    jaxpr = _reduction_jaxpr(apply, ShapedArray((), dtype, weak))
+    return _bind_scatter(scatter_p, operand, scatter_indices, unused, dimension_numbers,
+                         indices_are_sorted, unique_indices, mode, jaxpr)
+
+
+def _full(shape: tuple, value: Any, dtype: np.dtype, weak: bool = False) -> Any:
+    """lax.full: a constant broadcast to `shape` (a broadcast_in_dim equation when traced)."""
+    from pyjax._src.core.array import ArrayImpl
+    from pyjax._src.primitives.shape import broadcast_in_dim
+    return broadcast_in_dim(ArrayImpl(np.asarray(value, dtype), weak), shape, ())
+
+
+# ---------------------------------------------------------------------------------------------
+# dynamic_slice / dynamic_update_slice
+# ---------------------------------------------------------------------------------------------
+
+def _clamped_starts(shape: tuple, sizes: Sequence[int], starts: Sequence[np.ndarray]) -> list:
+    """Start indices clamped so that a window of `sizes` fits (XLA's dynamic-slice rule)."""
+    out = []
+    for dim, size, start in zip(shape, sizes, starts):
+        value = int(_as_int64(np.asarray(start)))
+        out.append(min(max(value, 0), dim - size))
+    return out
+
+
+def _dynamic_slice_impl(operand: np.ndarray, *starts: np.ndarray, slice_sizes: tuple
+                        ) -> np.ndarray:
+    begin = _clamped_starts(operand.shape, slice_sizes, starts)
+    return operand[tuple(slice(b, b + s) for b, s in zip(begin, slice_sizes))]
+
+
+def _check_index_dtypes(name: str, starts: Sequence[ShapedArray]) -> None:
+    if any(i.dtype != starts[0].dtype or not dtypes.is_integer(i.dtype) for i in starts):
+        sep = ": " if name == "dynamic_slice" else " "
+        raise TypeError(f"index arguments to {name} must be integers of the same type, got"
+                        f"{sep}{', '.join(i.dtype.name for i in starts)}")
+
+
+def _dynamic_slice_abstract(operand: ShapedArray, *starts: ShapedArray, slice_sizes: tuple
+                            ) -> ShapedArray:
+    if len(slice_sizes) != operand.ndim or not all(map(lambda a, b: a >= b, operand.shape,
+                                                        slice_sizes)):
+        raise TypeError("slice slice_sizes must be less than or equal to operand shape, got "
+                        f"slice_sizes {slice_sizes} for operand shape {operand.shape}.")
+    if not all(s >= 0 for s in slice_sizes):
+        raise TypeError("slice slice_sizes must be greater than or equal to zero, got "
+                        f"slice_sizes of {slice_sizes}.")
+    if any(i.ndim != 0 for i in starts):
+        raise TypeError("start_indices arguments to dynamic_slice must be scalars,  got "
+                        f"indices {starts}")
+    _check_index_dtypes("dynamic_slice", starts)
+    return ShapedArray(tuple(slice_sizes), operand.dtype, operand.weak_type)
+
+
+dynamic_slice_p = make_primitive("dynamic_slice", _dynamic_slice_impl, _dynamic_slice_abstract)
+
+
+def _dynamic_update_slice_impl(operand: np.ndarray, update: np.ndarray, *starts: np.ndarray
+                               ) -> np.ndarray:
+    begin = _clamped_starts(operand.shape, update.shape, starts)
+    out = np.array(operand, copy=True)
+    out[tuple(slice(b, b + s) for b, s in zip(begin, update.shape))] = update
+    return out
+
+
+def _dynamic_update_slice_abstract(operand: ShapedArray, update: ShapedArray,
+                                   *starts: ShapedArray) -> ShapedArray:
+    if operand.ndim != update.ndim:
+        raise TypeError("dynamic_update_slice update must have the same rank as operand, got "
+                        f"update shape {update.shape} for operand shape {operand.shape}.")
+    if operand.ndim != len(starts):
+        raise TypeError("dynamic_update_slice start_indices must have length equal to the "
+                        f"rank of operand, got indices {starts} for operand shape "
+                        f"{operand.shape}.")
+    if not all(a >= b for a, b in zip(operand.shape, update.shape)):
+        raise TypeError("dynamic_update_slice update shape must be smaller than operand shape, "
+                        f"got update shape {update.shape} for operand shape {operand.shape}.")
+    if any(i.ndim != 0 for i in starts):
+        raise TypeError("start_indices arguments to dynamic_update_slice must be scalars, got "
+                        f"indices {starts}")
+    if operand.dtype != update.dtype:
+        raise TypeError("lax.dynamic_update_slice requires arguments to have the same dtypes, "
+                        f"got {operand.dtype}, {update.dtype}.")
+    _check_index_dtypes("dynamic_update_slice", starts)
+    weak = operand.weak_type and update.weak_type and all(i.weak_type for i in starts)
+    return ShapedArray(operand.shape, operand.dtype, weak)
+
+
+dynamic_update_slice_p = make_primitive("dynamic_update_slice", _dynamic_update_slice_impl,
+                                        _dynamic_update_slice_abstract)
+
+
+def _is_static_int(i: Any) -> bool:
+    return isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_))
+
+
+def _normalize_starts(operand: Any, start_indices: Any,
+                      allow_negative_indices: "bool | Sequence[bool]") -> list:
+    """Wrap negative start indices (staged as select when they are arrays), as JAX does."""
+    shape = np.shape(operand)
+    if len(start_indices) != len(shape):
+        raise ValueError("Length of slice indices must match number of operand dimensions "
+                         f"({len(start_indices)} vs {shape})")
+    if not isinstance(start_indices, Sequence):
+        if np.ndim(start_indices) != 1:
+            raise ValueError(f"Slice indices must be a 1D sequence, got {np.shape(start_indices)}")
+        start_indices = list(start_indices)
+    if isinstance(allow_negative_indices, bool):
+        allow_negative_indices = [allow_negative_indices] * len(start_indices)
+    result = []
+    for i, d, allow in zip(start_indices, shape, allow_negative_indices):
+        dtype = _dtype_of(i)
+        if dtypes.is_unsigned(dtype):
+            result.append(i)
+        elif _is_static_int(i):
+            if i < 0 and not allow:
+                raise ValueError(f"Index {i} is out of bounds for dimension {d} if "
+                                 "allow_negative_indices=False")
+            result.append(ew.convert_element_type(i + d if (allow and i < 0) else i, dtype))
+        elif allow:
+            size = ew.convert_element_type(d, dtype)
+            result.append(ew.select(i < 0, i + size, i))
+        else:
+            result.append(i)
+    return result
+
+
+def dynamic_slice(operand: Any, start_indices: Any, slice_sizes: Sequence[int], *,
+                  allow_negative_indices: "bool | Sequence[bool]" = True) -> Any:
+    """The window of `slice_sizes` at (traced) `start_indices`, clamped to lie in bounds."""
+    starts = _normalize_starts(operand, start_indices, allow_negative_indices)
+    return dynamic_slice_p.bind(operand, *starts,
+                                slice_sizes=tuple(int(s) for s in slice_sizes))
+
+
+def dynamic_update_slice(operand: Any, update: Any, start_indices: Any, *,
+                         allow_negative_indices: "bool | Sequence[bool]" = True) -> Any:
+    """`operand` with the window at (traced) `start_indices` replaced by `update`."""
+    starts = _normalize_starts(operand, start_indices, allow_negative_indices)
+    return dynamic_update_slice_p.bind(operand, update, *starts)
+
+
+# ---------------------------------------------------------------------------------------------
+# Convenience wrappers
+# ---------------------------------------------------------------------------------------------
+
+def _zero_like_index(index: Any) -> np.ndarray:
+    return np.array(0, _dtype_of(index))
+
+
+def slice_in_dim(operand: Any, start_index: int | None, limit_index: int | None,
+                 stride: int = 1, axis: int = 0) -> Any:
+    """operand[..., start:limit:stride] along `axis`, as a static slice."""
+    from pyjax._src.primitives.shape import slice as static_slice
+    shape = np.shape(operand)
+    axis = int(axis)
+    size = shape[axis]
+    start = 0 if start_index is None else int(start_index)
+    limit = size if limit_index is None else int(limit_index)
+    start = start + size if start < 0 else start
+    limit = limit + size if limit < 0 else limit
+    starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
+    starts[axis], limits[axis], strides[axis] = start, limit, int(stride)
+    return static_slice(operand, starts, limits, strides)
+
+
+def index_in_dim(operand: Any, index: int, axis: int = 0, keepdims: bool = True) -> Any:
+    """operand[..., index] along `axis` for a static index (kept as size 1 if keepdims)."""
+    from pyjax._src.primitives.shape import squeeze
+    index, axis = int(index), int(axis)
+    size = np.shape(operand)[axis]
+    wrapped = index + size if index < 0 else index
+    if not 0 <= wrapped < size:
+        raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
+    result = slice_in_dim(operand, wrapped, wrapped + 1, 1, axis)
+    return result if keepdims else squeeze(result, (axis,))
+
+
+def dynamic_slice_in_dim(operand: Any, start_index: Any, slice_size: int, axis: int = 0, *,
+                         allow_negative_indices: bool = True) -> Any:
+    """dynamic_slice along one axis (all of every other axis)."""
+    ndim = np.ndim(operand)
+    axis = int(axis)
+    starts: list = [_zero_like_index(start_index)] * ndim
+    sizes = list(np.shape(operand))
+    allow = [False] * ndim
+    allow[axis] = allow_negative_indices
+    starts[axis] = start_index
+    sizes[axis] = int(slice_size)
+    return dynamic_slice(operand, starts, sizes, allow_negative_indices=allow)
+
+
+def _dynamic_index_in_dim(operand: Any, index: Any, axis: int = 0, keepdims: bool = True, *,
+                          allow_negative_indices: bool = True) -> Any:
+    from pyjax._src.primitives.shape import squeeze
+    result = dynamic_slice_in_dim(operand, index, 1, axis,
+                                  allow_negative_indices=allow_negative_indices)
+    return result if keepdims else squeeze(result, (axis,))
+
+
+def dynamic_update_slice_in_dim(operand: Any, update: Any, start_index: Any, axis: int, *,
+                                allow_negative_indices: bool = True) -> Any:
+    """dynamic_update_slice along one axis."""
+    ndim = np.ndim(operand)
+    axis = int(axis)
+    starts: list = [_zero_like_index(start_index)] * ndim
+    starts[axis] = start_index
+    allow = [False] * ndim
+    allow[axis] = allow_negative_indices
+    return dynamic_update_slice(operand, update, starts, allow_negative_indices=allow)
+
+
+def _dynamic_update_index_in_dim(operand: Any, update: Any, index: Any, axis: int, *,
+                                 allow_negative_indices: bool = True) -> Any:
+    from pyjax._src.primitives.shape import expand_dims
+    axis = int(axis)
+    if np.ndim(update) != np.ndim(operand):
+        update = expand_dims(update, (axis,))
+    return dynamic_update_slice_in_dim(operand, update, index, axis,
+                                       allow_negative_indices=allow_negative_indices)
+
+
+def _jitted(fun: Callable, name: str, static: tuple) -> Callable:
+    """`fun` under the public `name`, jit-wrapped under a trace as JAX's is (jit[name=...])."""
+    from pyjax._src.numpy.util import staged_as_jit
+    fun.__name__ = fun.__qualname__ = name
+    return staged_as_jit(fun, static_argnames=static)
+
+
+dynamic_index_in_dim = _jitted(_dynamic_index_in_dim, "dynamic_index_in_dim",
+                               ("axis", "keepdims", "allow_negative_indices"))
+dynamic_update_index_in_dim = _jitted(_dynamic_update_index_in_dim,
+                                      "dynamic_update_index_in_dim",
+                                      ("axis", "allow_negative_indices"))

@@ -1,0 +1,902 @@
+"""The op table: one `OpCase` per primitive (and per notable parameterisation).
+
+Each entry says how to call the primitive through its lax function, how to draw arguments
+(shapes, dtypes, value ranges), what NumPy computes for it (on float64/complex128 copies, cast
+back to the result dtype; integers are computed exactly), how close the answer must be, and what
+the autodiff issue needs to know (differentiable? linear in which operands?).
+
+`tests/test_op_table.py` runs every entry eagerly and under jit; `rule_census()` there reads
+`linear` to decide which primitives need a transpose rule.  New primitives must get an entry
+here (the census test fails otherwise).
+
+Conventions
+  fn(*arrays)            the call; static parameters are baked into the lambda.  Nullary
+                         entries with `pass_dtype` are called as fn(dtype=...).
+  ref(*np_arrays)        NumPy reference.  Float inputs arrive as float64, complex as
+                         complex128 (unless `native_ref`), integer and bool inputs unchanged.
+  dtypes                 every dtype the entry is run with; for entries marked `exact_dtypes`
+                         every other dtype must be rejected with TypeError (as JAX does).
+  arg_dtypes             per operand: None = the entry's dtype, or a fixed dtype name.
+  shapes                 tuples of operand shapes; each is run.
+  doms                   value domains (one Dom for all operands, or one per operand).
+  weak                   "all": result weak iff every operand in `weak_args` is weak;
+                         "never": result is never weak.
+  linear                 operands the primitive is linear in (others held constant): these
+                         need a transpose rule (issue 4).
+  differentiable         has a float JVP worth checking numerically on this domain (issue 4).
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import math
+import zlib
+from typing import Any, Callable, Iterator, Sequence
+
+import ml_dtypes
+import numpy as np
+import scipy.special as sps
+
+import pyjax
+from pyjax import lax
+from pyjax._src.core.primitive import registry
+
+# ---------------------------------------------------------------------------------------------
+# dtypes
+# ---------------------------------------------------------------------------------------------
+
+DTYPES: dict[str, np.dtype] = {
+    "bool": np.dtype(np.bool_),
+    "int8": np.dtype(np.int8), "int16": np.dtype(np.int16),
+    "int32": np.dtype(np.int32), "int64": np.dtype(np.int64),
+    "uint8": np.dtype(np.uint8), "uint16": np.dtype(np.uint16),
+    "uint32": np.dtype(np.uint32), "uint64": np.dtype(np.uint64),
+    "float16": np.dtype(np.float16), "bfloat16": np.dtype(ml_dtypes.bfloat16),
+    "float32": np.dtype(np.float32), "float64": np.dtype(np.float64),
+    "complex64": np.dtype(np.complex64), "complex128": np.dtype(np.complex128),
+}
+ALL = tuple(DTYPES)
+BOOL = ("bool",)
+SINT = ("int8", "int16", "int32", "int64")
+UINT = ("uint8", "uint16", "uint32", "uint64")
+INT = SINT + UINT
+FLOAT = ("float16", "bfloat16", "float32", "float64")
+COMPLEX = ("complex64", "complex128")
+INEXACT = FLOAT + COMPLEX
+NUMBER = INT + INEXACT
+INTEGRAL = BOOL + INT
+ORDERED = BOOL + INT + FLOAT          # everything but complex
+#: dtypes that only exist with jax_enable_x64 on (without it they canonicalise to 32 bits)
+X64_DTYPES = frozenset({"int64", "uint64", "float64", "complex128"})
+
+#: default (rtol, atol) per result dtype; integer and bool results are compared exactly
+TOLERANCE: dict[str, tuple[float, float]] = {
+    "float16": (5e-3, 1e-3), "bfloat16": (2e-2, 1e-2),
+    "float32": (1e-5, 1e-6), "float64": (1e-12, 1e-14),
+    "complex64": (1e-5, 1e-6), "complex128": (1e-12, 1e-14),
+}
+
+
+def is_int(name: str) -> bool:
+    return name in INT
+
+
+def is_inexact(name: str) -> bool:
+    return name in INEXACT
+
+
+@contextlib.contextmanager
+def x64_mode(enabled: bool) -> Iterator[None]:
+    """Run a block with jax_enable_x64 set to `enabled`, restoring the previous value."""
+    previous = pyjax.config.x64
+    pyjax.config.update("jax_enable_x64", enabled)
+    try:
+        yield
+    finally:
+        pyjax.config.update("jax_enable_x64", previous)
+
+
+# ---------------------------------------------------------------------------------------------
+# value domains
+# ---------------------------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Dom:
+    """Where operand values are drawn from.
+
+    lo, hi      float range (real and imaginary parts of complex values alike)
+    ilo, ihi    integer range, clipped to the dtype (None: the dtype's full range)
+    specials    mix in nan, +-inf, +-0 (floats) or min, max, 0, -1 (integers)
+    big         mix in finite floats far outside every integer range (convert_element_type)
+    halves      floats are multiples of 0.5 (rounding ties)
+    shift       integers in [-2, bits + 2] (shift amounts)
+    nonzero     no zeros
+    """
+    lo: float = -3.0
+    hi: float = 3.0
+    ilo: int | None = -20
+    ihi: int | None = 20
+    specials: bool = False
+    big: bool = False
+    halves: bool = False
+    shift: bool = False
+    nonzero: bool = False
+
+
+DEFAULT = Dom()
+FULL_INT = Dom(ilo=None, ihi=None)             # wrap-around matters: full integer range
+SPECIAL = Dom(ilo=None, ihi=None, specials=True)
+POSITIVE = Dom(lo=0.1, hi=5.0, ilo=1, ihi=20)
+UNIT = Dom(lo=-0.95, hi=0.95)                  # |x| < 1: asin, acos, atanh, erf_inv
+SMALL = Dom(lo=-2.0, hi=2.0, ilo=-4, ihi=4)    # powers and products without overflow
+TINY_INT = Dom(lo=-2.0, hi=2.0, ilo=-3, ihi=3)
+
+
+def _int_range(dom: Dom, dt: np.dtype) -> tuple[int, int]:
+    info = np.iinfo(dt)
+    if dom.shift:
+        return -2 if info.min < 0 else 0, info.bits + 2
+    lo = info.min if dom.ilo is None else builtin_max(dom.ilo, info.min)
+    hi = info.max if dom.ihi is None else builtin_min(dom.ihi, info.max)
+    if lo > hi:  # e.g. a negative-only range for an unsigned type
+        lo, hi = 0, builtin_min(-dom.ilo if dom.ilo is not None else 20, info.max)
+    return lo, hi
+
+
+builtin_max, builtin_min = max, min
+
+
+def draw(rng: np.random.Generator, shape: tuple[int, ...], name: str, dom: Dom) -> np.ndarray:
+    """Random operand of `shape` and dtype `name` from domain `dom` (a NumPy array)."""
+    dt = DTYPES[name]
+    n = math.prod(shape)
+    if name == "bool":
+        return (rng.random(shape) < 0.5)
+    if name in INT:
+        lo, hi = _int_range(dom, dt)
+        x = rng.integers(lo, hi, size=shape, dtype=dt, endpoint=True)
+        if dom.specials and n:
+            info = np.iinfo(dt)
+            pool = np.array([info.min, info.max, 0, 1] + ([-1] if info.min < 0 else []),
+                            dtype=object).astype(dt)
+            mask = rng.random(shape) < 0.4
+            x[mask] = rng.choice(pool, size=int(mask.sum()))
+        if dom.nonzero:
+            x[x == 0] = 1
+        return x
+    cplx = name in COMPLEX
+    real_dt = np.float64
+
+    def part() -> np.ndarray:
+        v = rng.uniform(dom.lo, dom.hi, size=shape).astype(real_dt)
+        if dom.halves:
+            v = np.round(v * 2) / 2
+        return v
+
+    x = part() + 1j * part() if cplx else part()
+    if dom.nonzero:
+        x[x == 0] = 1
+    if (dom.specials or dom.big) and n:
+        pool = []
+        if dom.specials:
+            pool += [np.nan, np.inf, -np.inf, 0.0, -0.0, 0.5, -0.5, 2.5, -1.5]
+        if dom.big:
+            top = float(ml_dtypes.finfo(dt).max) if not cplx else 3e38
+            pool += [builtin_min(v, top) for v in (1e10, 3e9, 7e4, 4e19, 1e30)]
+            pool += [-builtin_min(v, top) for v in (1e10, 3e9, 7e4, 4e19, 1e30)]
+            pool += [300.7, -129.5, 65535.9, 255.5]
+        mask = rng.random(shape) < 0.4
+        vals = rng.choice(np.array(pool), size=int(mask.sum()))
+        x[mask] = vals
+    with np.errstate(all="ignore"):
+        return np.asarray(x).astype(dt)
+
+
+# ---------------------------------------------------------------------------------------------
+# the entry type
+# ---------------------------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class OpCase:
+    name: str                                  # unique id
+    prim: str                                  # primitive expected in the jaxpr
+    fn: Callable[..., Any]
+    ref: Callable[..., Any]
+    dtypes: tuple[str, ...]
+    shapes: tuple[tuple[tuple[int, ...], ...], ...]
+    doms: Dom | tuple[Dom, ...] = DEFAULT
+    arg_dtypes: tuple[str | None, ...] | None = None
+    out_dtype: str | Callable[[str], str] | None = None
+    native_ref: bool = False
+    tol_scale: float = 1.0
+    tol: dict[str, tuple[float, float]] | None = None
+    weak: str = "all"
+    weak_args: tuple[int, ...] | None = None
+    differentiable: bool = False
+    linear: tuple[int, ...] = ()
+    pass_dtype: bool = False
+    x64: bool = False
+    exact_dtypes: bool = True
+    binds: Callable[[str], bool] | None = None
+
+    # -- derived ---------------------------------------------------------------------------
+    @property
+    def nargs(self) -> int:
+        return len(self.shapes[0])
+
+    def operand_dtypes(self, dtype: str) -> tuple[str, ...]:
+        if self.arg_dtypes is None:
+            return (dtype,) * self.nargs
+        return tuple(dtype if d is None else d for d in self.arg_dtypes)
+
+    def result_dtype(self, dtype: str) -> str:
+        if self.out_dtype is None:
+            return dtype
+        if callable(self.out_dtype):
+            return self.out_dtype(dtype)
+        return self.out_dtype
+
+    def needs_x64(self, dtype: str) -> bool:
+        names = {*self.operand_dtypes(dtype), self.result_dtype(dtype), dtype}
+        return self.x64 or bool(names & X64_DTYPES)
+
+    def dom(self, i: int) -> Dom:
+        return self.doms[i] if isinstance(self.doms, tuple) else self.doms
+
+    def tolerance(self, out: str) -> tuple[float, float]:
+        if self.tol and out in self.tol:
+            return self.tol[out]
+        rtol, atol = TOLERANCE.get(out, (0.0, 0.0))
+        return rtol * self.tol_scale, atol * self.tol_scale
+
+    def expected_weak(self, weak_flags: Sequence[bool]) -> bool:
+        if self.weak == "never":
+            return False
+        idx = range(len(weak_flags)) if self.weak_args is None else self.weak_args
+        return all(weak_flags[i] for i in idx)
+
+    def binds_primitive(self, dtype: str) -> bool:
+        return True if self.binds is None else self.binds(dtype)
+
+    def __repr__(self) -> str:
+        return f"OpCase({self.name})"
+
+
+def seed_for(*parts: Any) -> int:
+    return zlib.crc32(repr(parts).encode())
+
+
+def make_args(case: OpCase, dtype: str, shapes: tuple[tuple[int, ...], ...],
+              salt: int = 0) -> list[np.ndarray]:
+    """NumPy operands for one run of `case` (deterministic in case, dtype, shapes, salt)."""
+    rng = np.random.default_rng(seed_for(case.name, dtype, shapes, salt))
+    return [draw(rng, shape, name, case.dom(i))
+            for i, (shape, name) in enumerate(zip(shapes, case.operand_dtypes(dtype)))]
+
+
+def _wide(x: np.ndarray) -> np.ndarray:
+    if x.dtype.name in FLOAT or x.dtype == DTYPES["bfloat16"]:
+        return x.astype(np.float64)
+    if x.dtype.name in COMPLEX:
+        return x.astype(np.complex128)
+    return x
+
+
+def reference(case: OpCase, dtype: str, args: Sequence[np.ndarray]) -> np.ndarray:
+    """The expected result: `case.ref` on widened copies, cast to the result dtype."""
+    wide = [np.array(a) if case.native_ref else _wide(np.array(a)) for a in args]
+    kwargs = {"dtype": dtype} if case.pass_dtype else {}
+    with np.errstate(all="ignore"):
+        out = np.asarray(case.ref(*wide, **kwargs))
+        return out.astype(DTYPES[case.result_dtype(dtype)])
+
+
+# ---------------------------------------------------------------------------------------------
+# exact integer references (Python ints: XLA's wrap-around, division and shift semantics)
+# ---------------------------------------------------------------------------------------------
+
+def wrap_int(v: int, dt: np.dtype) -> int:
+    info = np.iinfo(dt)
+    v &= (1 << info.bits) - 1
+    if info.min < 0 and v >= 1 << (info.bits - 1):
+        v -= 1 << info.bits
+    return v
+
+
+def pyelementwise(f: Callable[..., Any], out_dtype: Any, *arrays: np.ndarray) -> np.ndarray:
+    """Apply a scalar Python function elementwise (with NumPy broadcasting)."""
+    b = np.broadcast_arrays(*arrays)
+    flat = [a.ravel().tolist() for a in b]
+    out = [f(*vals) for vals in zip(*flat)]
+    return np.array(out, dtype=object).astype(out_dtype).reshape(b[0].shape) if out else \
+        np.zeros(b[0].shape, out_dtype)
+
+
+def _int_div(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    dt = x.dtype
+
+    def f(a: int, b: int) -> int:
+        if b == 0:
+            return wrap_int(-1, dt)
+        q = abs(a) // abs(b)
+        return wrap_int(q if (a < 0) == (b < 0) else -q, dt)
+    return pyelementwise(f, dt, x, y)
+
+
+def _int_rem(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    dt = x.dtype
+
+    def f(a: int, b: int) -> int:
+        if b == 0:
+            return a
+        r = abs(a) % abs(b)
+        return wrap_int(-r if a < 0 else r, dt)
+    return pyelementwise(f, dt, x, y)
+
+
+def _ref_div(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return _int_div(x, y) if x.dtype.name in INT else x / y
+
+
+def _ref_rem(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return _int_rem(x, y) if x.dtype.name in INT else np.fmod(x, y)
+
+
+def _shift(kind: str) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    def ref(x: np.ndarray, s: np.ndarray) -> np.ndarray:
+        dt = x.dtype
+        bits = np.iinfo(dt).bits
+        mask = (1 << bits) - 1
+
+        def f(a: int, n: int) -> int:
+            ok = 0 <= n < bits
+            if kind == "left":
+                return wrap_int(a << n, dt) if ok else 0
+            if kind == "logical":
+                return wrap_int((a & mask) >> n, dt) if ok else 0
+            signed = wrap_int(a & mask, np.dtype(f"int{bits}"))  # the bits read as signed
+            return wrap_int(signed >> n if ok else (-1 if signed < 0 else 0), dt)
+        return pyelementwise(f, dt, x, s)
+    return ref
+
+
+def _population_count(x: np.ndarray) -> np.ndarray:
+    mask = (1 << np.iinfo(x.dtype).bits) - 1
+    return pyelementwise(lambda a: bin(a & mask).count("1"), x.dtype, x)
+
+
+def _clz(x: np.ndarray) -> np.ndarray:
+    bits = np.iinfo(x.dtype).bits
+    return pyelementwise(lambda a: bits - (a & ((1 << bits) - 1)).bit_length(), x.dtype, x)
+
+
+def _integer_pow(y: int) -> Callable[[np.ndarray], np.ndarray]:
+    def ref(x: np.ndarray) -> np.ndarray:
+        if x.dtype.name in INT:
+            return pyelementwise(lambda a: wrap_int(a ** y, x.dtype), x.dtype, x)
+        return x ** y if y >= 0 else 1 / x ** (-y)
+    return ref
+
+
+def _sign(x: np.ndarray) -> np.ndarray:
+    if x.dtype.kind == "c":
+        mag = np.abs(x)
+        return np.where(mag == 0, 0, x / np.where(mag == 0, 1, mag))
+    return np.sign(x)
+
+
+def _round_away(x: np.ndarray) -> np.ndarray:
+    t = np.trunc(x)
+    return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t)
+
+
+def _convert(dst: str) -> Callable[[np.ndarray], np.ndarray]:
+    """XLA's convert: complex drops the imaginary part, float->int truncates toward zero and
+    saturates, NaN -> 0, float -> bool is x != 0 (NaN -> True), int -> int wraps."""
+    dd = DTYPES[dst]
+
+    def ref(x: np.ndarray) -> np.ndarray:
+        if x.dtype.kind == "c" and dd.kind != "c":
+            x = np.real(x)
+        if dst == "bool":
+            return x != 0
+        src_inexact = x.dtype.kind in "fcV" or x.dtype == DTYPES["bfloat16"]
+        if dst in INT:
+            info = np.iinfo(dd)
+            if src_inexact:
+                def f(v: float) -> int:
+                    if math.isnan(v):
+                        return 0
+                    if math.isinf(v):
+                        return info.max if v > 0 else info.min
+                    return builtin_min(builtin_max(math.trunc(v), info.min), info.max)
+                return pyelementwise(f, dd, x.astype(np.float64))
+            return pyelementwise(lambda v: wrap_int(int(v), dd), dd, x)
+        if not src_inexact:  # int / bool -> float or complex: exact ints rounded once
+            return pyelementwise(float, np.float64, x).astype(dd)
+        return x.astype(np.complex128 if x.dtype.kind == "c" else np.float64).astype(dd)
+    return ref
+
+
+def _reduce(np_fn: Callable, axes: tuple[int, ...] | None, identity: Callable | None = None
+            ) -> Callable[[np.ndarray], np.ndarray]:
+    def ref(x: np.ndarray) -> np.ndarray:
+        ax = tuple(range(x.ndim)) if axes is None else axes
+        if identity is None:
+            return np_fn(x, axis=ax)
+        return np_fn(x, axis=ax, initial=identity(x.dtype))
+    return ref
+
+
+def _lowest(dt: np.dtype) -> Any:
+    if dt == np.bool_:
+        return False
+    return np.iinfo(dt).min if dt.kind in "iu" else -np.inf
+
+
+def _highest(dt: np.dtype) -> Any:
+    if dt == np.bool_:
+        return True
+    return np.iinfo(dt).max if dt.kind in "iu" else np.inf
+
+
+def _all_ones(dt: np.dtype) -> Any:
+    return True if dt == np.bool_ else np.array(-1).astype(dt)
+
+
+def _int_sum(x: np.ndarray, axis: tuple) -> np.ndarray:
+    return np.sum(x, axis=axis, dtype=x.dtype) if x.dtype.kind in "iu" else np.sum(x, axis=axis)
+
+
+def _int_prod(x: np.ndarray, axis: tuple) -> np.ndarray:
+    return np.prod(x, axis=axis, dtype=x.dtype) if x.dtype.kind in "iu" else np.prod(x, axis=axis)
+
+
+def _pad_ref(x: np.ndarray, v: np.ndarray, config: tuple) -> np.ndarray:
+    """Index-mapping definition of lax.pad: output p holds x[i] where p = lo + i*(interior+1)."""
+    out_shape, src_pos, dst_pos = [], [], []
+    for n, (lo, hi, interior) in zip(x.shape, config):
+        size = lo + hi + n + builtin_max(n - 1, 0) * interior
+        out_shape.append(size)
+        pos = [(i, lo + i * (interior + 1)) for i in range(n)]
+        pos = [(i, p) for i, p in pos if 0 <= p < size]
+        src_pos.append([i for i, _ in pos])
+        dst_pos.append([p for _, p in pos])
+    out = np.full(out_shape, v, dtype=x.dtype)
+    if all(src_pos) or not x.ndim:
+        out[np.ix_(*dst_pos)] = x[np.ix_(*src_pos)]
+    return out
+
+
+def _einsum_ref(dims: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    (lc, rc), (lb, rb) = dims
+
+    def ref(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        letters = iter("abcdefghijklmnopqrstuvwxyz")
+        ls = [next(letters) for _ in range(x.ndim)]
+        rs = [next(letters) for _ in range(y.ndim)]
+        for a, b in zip(lc, rc):
+            rs[b] = ls[a]
+        for a, b in zip(lb, rb):
+            rs[b] = ls[a]
+        out = [ls[i] for i in lb]
+        out += [ls[i] for i in range(x.ndim) if i not in lc and i not in lb]
+        out += [rs[i] for i in range(y.ndim) if i not in rc and i not in rb]
+        if x.dtype.kind in "iub":
+            x, y = x.astype(np.int64), y.astype(np.int64)
+        return np.einsum(f"{''.join(ls)},{''.join(rs)}->{''.join(out)}", x, y)
+    return ref
+
+
+# ---------------------------------------------------------------------------------------------
+# constructors
+# ---------------------------------------------------------------------------------------------
+
+UNARY_SHAPES = (((),), ((0,),), ((5,),), ((2, 3),))
+BINARY_SHAPES = (((), ()), ((0,), (0,)), ((2, 3), (2, 3)), ((2, 3), ()), ((1, 3), (2, 3)))
+
+OPS: list[OpCase] = []
+
+
+def add(case: OpCase) -> OpCase:
+    assert case.name not in {c.name for c in OPS}, case.name
+    OPS.append(case)
+    return case
+
+
+def unary(prim: str, fn: Callable, ref: Callable, dtypes: tuple, *, name: str | None = None,
+          shapes: tuple = UNARY_SHAPES, **kw: Any) -> OpCase:
+    return add(OpCase(name or prim, prim, fn, ref, dtypes, shapes, **kw))
+
+
+def binary(prim: str, fn: Callable, ref: Callable, dtypes: tuple, *, name: str | None = None,
+           shapes: tuple = BINARY_SHAPES, **kw: Any) -> OpCase:
+    return add(OpCase(name or prim, prim, fn, ref, dtypes, shapes, **kw))
+
+
+def bind(prim_name: str, *args: Any, **params: Any) -> Any:
+    """Bind a primitive that has no lax wrapper (stack, tile)."""
+    return registry[prim_name].bind(*args, **params)
+
+
+def _complex_only(dtype: str) -> str:
+    return {"float16": "complex64", "bfloat16": "complex64", "float32": "complex64",
+            "float64": "complex128"}.get(dtype, dtype)
+
+
+def _real_of(dtype: str) -> str:
+    return {"complex64": "float32", "complex128": "float64"}.get(dtype, dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# elementwise unary
+# ---------------------------------------------------------------------------------------------
+
+unary("neg", lax.neg, np.negative, NUMBER, doms=FULL_INT, differentiable=True, linear=(0,))
+unary("sign", lax.sign, _sign, NUMBER, doms=SPECIAL, differentiable=True)
+unary("floor", lax.floor, np.floor, FLOAT, doms=Dom(halves=True, specials=True),
+      differentiable=True)
+unary("ceil", lax.ceil, np.ceil, FLOAT, doms=Dom(halves=True, specials=True),
+      differentiable=True)
+unary("round", lambda x: lax.round(x, 0), _round_away, FLOAT, name="round_away_from_zero",
+      doms=Dom(halves=True, specials=True), differentiable=True)
+unary("round", lambda x: lax.round(x, 1), np.round, FLOAT, name="round_to_nearest_even",
+      doms=Dom(halves=True, specials=True), differentiable=True)
+unary("is_finite", lax.is_finite, np.isfinite, FLOAT, doms=SPECIAL, out_dtype="bool")
+unary("exp", lax.exp, np.exp, INEXACT, differentiable=True)
+unary("exp2", lax.exp2, np.exp2, INEXACT, differentiable=True)
+unary("log", lax.log, np.log, INEXACT, doms=POSITIVE, differentiable=True)
+unary("log1p", lax.log1p, np.log1p, INEXACT, doms=Dom(lo=-0.9, hi=4.0), differentiable=True)
+unary("expm1", lax.expm1, np.expm1, INEXACT, differentiable=True)
+unary("tanh", lax.tanh, np.tanh, INEXACT, differentiable=True)
+unary("logistic", lax.logistic, lambda x: 1 / (1 + np.exp(-x)), INEXACT, differentiable=True)
+unary("sin", lax.sin, np.sin, INEXACT, differentiable=True)
+unary("cos", lax.cos, np.cos, INEXACT, differentiable=True)
+unary("tan", lax.tan, np.tan, INEXACT, doms=Dom(lo=-1.2, hi=1.2), differentiable=True)
+unary("asin", lax.asin, np.arcsin, INEXACT, doms=UNIT, differentiable=True)
+unary("acos", lax.acos, np.arccos, INEXACT, doms=UNIT, differentiable=True)
+unary("atan", lax.atan, np.arctan, INEXACT, differentiable=True)
+unary("sinh", lax.sinh, np.sinh, INEXACT, differentiable=True)
+unary("cosh", lax.cosh, np.cosh, INEXACT, differentiable=True)
+unary("asinh", lax.asinh, np.arcsinh, INEXACT, differentiable=True)
+unary("acosh", lax.acosh, np.arccosh, INEXACT, doms=Dom(lo=1.05, hi=5.0), differentiable=True)
+unary("atanh", lax.atanh, np.arctanh, INEXACT, doms=UNIT, differentiable=True)
+unary("sqrt", lax.sqrt, np.sqrt, INEXACT, doms=POSITIVE, differentiable=True)
+unary("rsqrt", lax.rsqrt, lambda x: 1 / np.sqrt(x), INEXACT, doms=POSITIVE,
+      differentiable=True)
+unary("cbrt", lax.cbrt, np.cbrt, FLOAT, differentiable=True)
+unary("abs", lax.abs, np.abs, SINT + INEXACT, doms=FULL_INT, out_dtype=_real_of,
+      differentiable=True)
+unary("not", lax.bitwise_not, np.invert, INTEGRAL, doms=FULL_INT)
+unary("square", lax.square, np.square, NUMBER, doms=SMALL, differentiable=True)
+unary("erf", lax.erf, sps.erf, FLOAT, differentiable=True)
+unary("erfc", lax.erfc, sps.erfc, FLOAT, differentiable=True)
+unary("erf_inv", lax.erf_inv, sps.erfinv, FLOAT, doms=UNIT, differentiable=True)
+unary("lgamma", lax.lgamma, sps.gammaln, FLOAT, doms=Dom(lo=0.2, hi=6.0), differentiable=True)
+unary("digamma", lax.digamma, sps.digamma, FLOAT, doms=Dom(lo=0.3, hi=6.0),
+      differentiable=True, tol={"float32": (1e-4, 1e-5)})
+unary("real", lax.real, np.real, COMPLEX, out_dtype=_real_of, differentiable=True,
+      linear=(0,))
+unary("imag", lax.imag, np.imag, COMPLEX, out_dtype=_real_of, differentiable=True,
+      linear=(0,))
+unary("conj", lax.conj, np.conj, INEXACT, out_dtype=_complex_only, differentiable=True,
+      linear=(0,))
+unary("population_count", lax.population_count, _population_count, INT, doms=SPECIAL)
+unary("clz", lax.clz, _clz, INT, doms=SPECIAL)
+
+for _y in (0, 1, 2, 3):
+    unary("integer_pow", (lambda y: lambda x: lax.integer_pow(x, y))(_y), _integer_pow(_y),
+          NUMBER, name=f"integer_pow_{_y}", doms=SMALL, differentiable=True)
+for _y in (-1, -2):
+    unary("integer_pow", (lambda y: lambda x: lax.integer_pow(x, y))(_y), _integer_pow(_y),
+          INEXACT, name=f"integer_pow_neg{-_y}", doms=Dom(lo=0.5, hi=3.0),
+          differentiable=True)
+
+# ---------------------------------------------------------------------------------------------
+# elementwise binary
+# ---------------------------------------------------------------------------------------------
+
+binary("add", lax.add, np.add, NUMBER, doms=FULL_INT, differentiable=True, linear=(0, 1))
+binary("sub", lax.sub, np.subtract, NUMBER, doms=FULL_INT, differentiable=True, linear=(0, 1))
+binary("mul", lax.mul, np.multiply, NUMBER, doms=FULL_INT, differentiable=True, linear=(0, 1))
+binary("div", lax.div, _ref_div, NUMBER, doms=(SPECIAL, Dom(ilo=None, ihi=None, specials=True,
+                                                           lo=0.5, hi=3.0)),
+       native_ref=False, differentiable=True, linear=(0,))
+binary("rem", lax.rem, _ref_rem, INT + FLOAT,
+       doms=(SPECIAL, Dom(ilo=None, ihi=None, specials=True, lo=0.5, hi=3.0)),
+       differentiable=True)
+binary("pow", lax.pow, np.power, INEXACT, doms=(Dom(lo=0.2, hi=3.0), Dom(lo=-2.0, hi=2.0)),
+       differentiable=True)
+binary("pow", lax.pow, lambda x, y: x ** y.astype(np.float64), INEXACT,
+       name="pow_int_exponent", arg_dtypes=(None, "int32"),
+       doms=(Dom(lo=-2.0, hi=2.0), Dom(ilo=-3, ihi=4)), weak_args=(0, 1), differentiable=True)
+binary("max", lax.max, np.maximum, ALL, doms=SPECIAL, differentiable=True)
+binary("min", lax.min, np.minimum, ALL, doms=SPECIAL, differentiable=True)
+binary("atan2", lax.atan2, np.arctan2, FLOAT, doms=Dom(nonzero=True), differentiable=True)
+binary("atan2", lax.atan2,
+       lambda y, x: -1j * np.log((x + 1j * y) / np.sqrt(x * x + y * y)), COMPLEX,
+       name="atan2_complex", differentiable=True)
+binary("nextafter", lax.nextafter, np.nextafter, FLOAT, doms=SPECIAL, native_ref=True)
+binary("and", lax.bitwise_and, np.bitwise_and, INTEGRAL, doms=FULL_INT)
+binary("or", lax.bitwise_or, np.bitwise_or, INTEGRAL, doms=FULL_INT)
+binary("xor", lax.bitwise_xor, np.bitwise_xor, INTEGRAL, doms=FULL_INT)
+binary("shift_left", lax.shift_left, _shift("left"), INT, doms=(FULL_INT, Dom(shift=True)))
+binary("shift_right_arithmetic", lax.shift_right_arithmetic, _shift("arithmetic"), INT,
+       doms=(FULL_INT, Dom(shift=True)))
+binary("shift_right_logical", lax.shift_right_logical, _shift("logical"), INT,
+       doms=(FULL_INT, Dom(shift=True)))
+for _name, _fn, _ref, _dts in (
+        ("eq", lax.eq, np.equal, ALL), ("ne", lax.ne, np.not_equal, ALL),
+        ("lt", lax.lt, np.less, ORDERED), ("le", lax.le, np.less_equal, ORDERED),
+        ("gt", lax.gt, np.greater, ORDERED), ("ge", lax.ge, np.greater_equal, ORDERED)):
+    binary(_name, _fn, _ref, _dts, doms=Dom(ilo=-2, ihi=2, lo=-1.0, hi=1.0, halves=True,
+                                           specials=True), out_dtype="bool")
+binary("complex", lax.complex, lambda x, y: x + 1j * y, ("float32", "float64"),
+       out_dtype=_complex_only, differentiable=True, linear=(0, 1))
+
+# ---------------------------------------------------------------------------------------------
+# select_n, clamp, convert_element_type
+# ---------------------------------------------------------------------------------------------
+
+add(OpCase("select_n_bool", "select_n", lambda p, a, b: lax.select_n(p, a, b),
+           lambda p, a, b: np.where(p, b, a), ALL,
+           (((), (), ()), ((0,), (0,), (0,)), ((2, 3), (2, 3), (2, 3)),
+            ((), (2, 3), (2, 3))),
+           doms=FULL_INT, arg_dtypes=("bool", None, None), weak_args=(1, 2),
+           differentiable=True, linear=(1, 2)))
+add(OpCase("select_n_int", "select_n", lambda i, a, b, c: lax.select_n(i, a, b, c),
+           lambda i, a, b, c: np.choose(i, [a, b, c]), ALL,
+           (((4,), (4,), (4,), (4,)), ((2, 3), (2, 3), (2, 3), (2, 3)),
+            ((), (3,), (3,), (3,))),
+           doms=(Dom(ilo=0, ihi=2), FULL_INT, FULL_INT, FULL_INT),
+           arg_dtypes=("int32", None, None, None), weak_args=(1, 2, 3), differentiable=True,
+           linear=(1, 2, 3)))
+add(OpCase("select_n_uint8_which", "select_n", lambda i, a, b: lax.select_n(i, a, b),
+           lambda i, a, b: np.choose(i, [a, b]), ("float32", "int32"),
+           (((5,), (5,), (5,)),), doms=(Dom(ilo=0, ihi=1), DEFAULT, DEFAULT),
+           arg_dtypes=("uint8", None, None), weak_args=(1, 2), exact_dtypes=False))
+add(OpCase("clamp", "clamp", lax.clamp, lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi),
+           ORDERED, (((), (5,), ()), ((2, 3), (2, 3), (2, 3)), ((), (0,), ()), ((), (), ())),
+           doms=(Dom(lo=-3.0, hi=-0.5, ilo=-20, ihi=3), Dom(lo=-5.0, hi=5.0, ilo=-40, ihi=40),
+                 Dom(lo=0.5, hi=3.0, ilo=5, ihi=25)),
+           differentiable=True))
+
+for _dst in ALL:
+    add(OpCase(f"convert_element_type_to_{_dst}", "convert_element_type",
+               (lambda d: lambda x: lax.convert_element_type(x, DTYPES[d]))(_dst),
+               _convert(_dst), ALL, UNARY_SHAPES + (((12,),),),
+               doms=Dom(ilo=None, ihi=None, specials=True, big=True, lo=-300.0, hi=300.0),
+               out_dtype=_dst, native_ref=True, weak="never",
+               differentiable=_dst in INEXACT, linear=(0,) if _dst in INEXACT else (),
+               binds=(lambda d: lambda src: src != d)(_dst)))
+
+# ---------------------------------------------------------------------------------------------
+# reductions
+# ---------------------------------------------------------------------------------------------
+
+RED_TOL = {"float16": (1e-2, 1e-2), "bfloat16": (4e-2, 4e-2)}
+_red_shapes = {
+    "all": (((),), ((0,),), ((2, 3),), ((0, 3),)),
+    "axis0": (((4,),), ((0,),), ((2, 3),), ((0, 3),)),
+    "axis1": (((2, 3),), ((3, 0),), ((2, 0),)),
+    "axes02": (((2, 3, 2),), ((2, 0, 3),)),
+    "none": (((2, 3),), ((),)),
+}
+_red_axes = {"all": None, "axis0": (0,), "axis1": (1,), "axes02": (0, 2), "none": ()}
+
+
+def _axes_of(key: str, x: Any) -> tuple[int, ...]:
+    return tuple(range(np.ndim(x))) if _red_axes[key] is None else _red_axes[key]
+
+
+for _prim, _lax_fn, _np_fn, _ident, _dts, _dom, _lin in (
+        ("reduce_sum", lax.reduce_sum, _int_sum, None, NUMBER, Dom(lo=-1.0, hi=1.0, ilo=None,
+                                                                    ihi=None), (0,)),
+        ("reduce_prod", lax.reduce_prod, _int_prod, None, NUMBER, TINY_INT, ()),
+        ("reduce_max", lax.reduce_max, np.max, _lowest, ORDERED, SPECIAL, ()),
+        ("reduce_min", lax.reduce_min, np.min, _highest, ORDERED, SPECIAL, ()),
+        ("reduce_and", lax.reduce_and, np.bitwise_and.reduce, _all_ones, INTEGRAL, FULL_INT, ()),
+        ("reduce_or", lax.reduce_or, np.bitwise_or.reduce, lambda dt: dt.type(0), INTEGRAL,
+         FULL_INT, ()),
+        ("reduce_xor", lax.reduce_xor, np.bitwise_xor.reduce, lambda dt: dt.type(0), INTEGRAL,
+         FULL_INT, ())):
+    for _key in _red_shapes:
+        add(OpCase(f"{_prim}_{_key}", _prim,
+                   (lambda f, k: lambda x: f(x, _axes_of(k, x)))(_lax_fn, _key),
+                   (lambda f, k, i: lambda x: _reduce(f, _axes_of(k, x), i)(x))(
+                       _np_fn, _key, _ident),
+                   _dts, _red_shapes[_key], doms=_dom, tol=RED_TOL,
+                   differentiable=_prim in ("reduce_sum", "reduce_prod", "reduce_max",
+                                            "reduce_min") and _key != "none",
+                   linear=_lin))
+
+for _prim, _lax_fn, _np_fn in (("argmax", lax.argmax, np.argmax),
+                               ("argmin", lax.argmin, np.argmin)):
+    add(OpCase(f"{_prim}_axis0", _prim, (lambda f: lambda x: f(x, 0, np.int32))(_lax_fn),
+               (lambda f: lambda x: f(x, axis=0))(_np_fn), ORDERED,
+               (((5,),), ((3, 4),), ((2, 0),)), doms=Dom(ilo=-2, ihi=2, specials=True),
+               out_dtype="int32", weak="never"))
+    add(OpCase(f"{_prim}_axis1_int16", _prim,
+               (lambda f: lambda x: f(x, 1, np.int16))(_lax_fn),
+               (lambda f: lambda x: f(x, axis=1))(_np_fn), ORDERED,
+               (((3, 4),), ((0, 3),)), doms=Dom(ilo=-2, ihi=2, specials=True),
+               out_dtype="int16", weak="never"))
+    add(OpCase(f"{_prim}_index_int64", _prim, (lambda f: lambda x: f(x, 0, np.int64))(_lax_fn),
+               (lambda f: lambda x: f(x, axis=0))(_np_fn), ("float32", "int8"),
+               (((6,),), ((3, 2),)), doms=Dom(ilo=-2, ihi=2), out_dtype="int64",
+               weak="never", exact_dtypes=False))
+
+# ---------------------------------------------------------------------------------------------
+# shape operations
+# ---------------------------------------------------------------------------------------------
+
+SHAPE_DOM = FULL_INT
+
+
+def shape_op(name: str, prim: str, fn: Callable, ref: Callable, shapes: tuple, **kw: Any
+             ) -> OpCase:
+    kw.setdefault("differentiable", True)
+    kw.setdefault("linear", tuple(range(len(shapes[0]))))
+    return add(OpCase(name, prim, fn, ref, ALL, shapes, doms=SHAPE_DOM, **kw))
+
+
+def _bid(shape: tuple, dims: tuple) -> tuple[Callable, Callable]:
+    def ref(x: np.ndarray) -> np.ndarray:
+        expanded = [1] * len(shape)
+        for d, s in zip(dims, x.shape):
+            expanded[d] = s
+        return np.broadcast_to(x.reshape(expanded), shape)
+    return (lambda x: lax.broadcast_in_dim(x, shape, dims)), ref
+
+
+for _tag, _in, _out, _dims in (("vector_to_matrix", (3,), (2, 3), (1,)),
+                               ("scalar", (), (2, 2), ()),
+                               ("size1_axis", (1, 3), (4, 3), (0, 1)),
+                               ("to_size0", (2,), (2, 0), (0,)),
+                               ("middle", (4,), (2, 4, 3), (1,))):
+    _f, _r = _bid(_out, _dims)
+    shape_op(f"broadcast_in_dim_{_tag}", "broadcast_in_dim", _f, _r, (((_in),),))
+
+for _tag, _in, _new, _dims in (("2x3_to_3x2", (2, 3), (3, 2), None),
+                               ("flat_to_2x3", (6,), (2, 3), None),
+                               ("scalar_to_1x1", (), (1, 1), None),
+                               ("size0", (0, 3), (3, 0), None),
+                               ("with_dimensions", (2, 3), (3, 2), (1, 0))):
+    shape_op(f"reshape_{_tag}", "reshape",
+             (lambda n, d: lambda x: lax.reshape(x, n, d))(_new, _dims),
+             (lambda n, d: lambda x: np.reshape(x if d is None else np.transpose(x, d), n))(
+                 _new, _dims),
+             (((_in),),))
+
+for _tag, _in, _perm in (("2d", (2, 3), (1, 0)), ("3d", (2, 3, 4), (2, 0, 1)),
+                         ("size0", (0, 3, 1), (1, 2, 0))):
+    shape_op(f"transpose_{_tag}", "transpose",
+             (lambda p: lambda x: lax.transpose(x, p))(_perm),
+             (lambda p: lambda x: np.transpose(x, p))(_perm), (((_in),),))
+
+for _tag, _in, _dims in (("leading", (1, 3), (0,)), ("two", (2, 1, 3, 1), (1, 3)),
+                         ("to_scalar", (1, 1), (0, 1)), ("size0", (0, 1), (1,))):
+    shape_op(f"squeeze_{_tag}", "squeeze",
+             (lambda d: lambda x: lax.squeeze(x, d))(_dims),
+             (lambda d: lambda x: np.squeeze(x, d))(_dims), (((_in),),))
+
+shape_op("concatenate_axis0", "concatenate", lambda a, b, c: lax.concatenate([a, b, c], 0),
+         lambda a, b, c: np.concatenate([a, b, c], 0),
+         (((2, 3), (1, 3), (0, 3)), ((1,), (4,), (2,))))
+shape_op("concatenate_axis1", "concatenate", lambda a, b: lax.concatenate([a, b], 1),
+         lambda a, b: np.concatenate([a, b], 1), (((2, 3), (2, 1)), ((0, 2), (0, 5))))
+shape_op("stack_axis0", "stack", lambda a, b: bind("stack", a, b, axis=0),
+         lambda a, b: np.stack([a, b], 0), (((2, 3), (2, 3)), ((), ()), ((0,), (0,))))
+shape_op("stack_axis_last", "stack", lambda a, b, c: bind("stack", a, b, c, axis=2),
+         lambda a, b, c: np.stack([a, b, c], 2), (((2, 3), (2, 3), (2, 3)),))
+shape_op("tile", "tile", lambda x: bind("tile", x, reps=(2, 3)),
+         lambda x: np.tile(x, (2, 3)), (((2, 3),), ((0, 2),), ((1, 1),)))
+shape_op("tile_zero_reps", "tile", lambda x: bind("tile", x, reps=(0, 1)),
+         lambda x: np.tile(x, (0, 1)), (((2, 3),),))
+
+for _tag, _config, _shape in (("low_high", ((1, 2, 0),), (3,)),
+                              ("interior", ((0, 0, 2), (1, 0, 1)), (3, 2)),
+                              ("negative", ((-1, 2, 0), (0, -2, 1)), (3, 4)),
+                              ("negative_interior", ((-2, -1, 2),), (4,)),
+                              ("size0", ((1, 1, 3),), (0,)),
+                              ("scalar", (), ())):
+    shape_op(f"pad_{_tag}", "pad", (lambda c: lambda x, v: lax.pad(x, v, c))(_config),
+             (lambda c: lambda x, v: _pad_ref(x, v, c))(_config), (((_shape), ()),))
+
+for _tag, _in, _dims in (("axis0", (4,), (0,)), ("both", (2, 3), (0, 1)),
+                         ("middle", (2, 3, 2), (1,)), ("none", (2, 3), ()),
+                         ("size0", (0, 3), (0, 1))):
+    shape_op(f"rev_{_tag}", "rev", (lambda d: lambda x: lax.rev(x, d))(_dims),
+             (lambda d: lambda x: np.flip(x, d) if d else x)(_dims), (((_in),),))
+
+for _tag, _in, _start, _limit, _strides in (
+        ("basic", (5,), (1,), (4,), None), ("2d", (4, 5), (1, 0), (3, 5), None),
+        ("strides", (7, 6), (0, 1), (7, 6), (2, 3)), ("empty", (4,), (2,), (2,), None),
+        ("strided_empty", (4, 3), (1, 3), (4, 3), (2, 1)), ("full", (3,), (0,), (3,), (1,))):
+    shape_op(f"slice_{_tag}", "slice",
+             (lambda s, l, st: lambda x: lax.slice(x, s, l, st))(_start, _limit, _strides),
+             (lambda s, l, st: lambda x: x[tuple(
+                 slice(a, b, c) for a, b, c in zip(s, l, st or (1,) * len(s)))])(
+                 _start, _limit, _strides),
+             (((_in),),))
+
+for _tag, _shape, _dim in (("1d", (5,), 0), ("2d_dim1", (2, 3), 1), ("3d_dim0", (3, 2, 2), 0),
+                           ("size0", (0, 3), 1)):
+    add(OpCase(f"iota_{_tag}", "iota",
+               (lambda s, d: lambda *, dtype: lax.broadcasted_iota(DTYPES[dtype], s, d))(
+                   _shape, _dim),
+               (lambda s, d: lambda *, dtype: np.broadcast_to(
+                   np.arange(s[d]).reshape([s[d] if i == d else 1 for i in range(len(s))]),
+                   s))(_shape, _dim),
+               NUMBER, ((),), pass_dtype=True, weak="never"))
+
+# ---------------------------------------------------------------------------------------------
+# dot_general
+# ---------------------------------------------------------------------------------------------
+
+DOT_TOL = {"float16": (1e-2, 1e-2), "bfloat16": (3e-2, 5e-2)}
+for _tag, _dims, _shapes in (
+        ("matmul", (((1,), (0,)), ((), ())), (((2, 3), (3, 4)), ((0, 3), (3, 2)))),
+        ("vector", (((0,), (0,)), ((), ())), (((4,), (4,)), ((0,), (0,)))),
+        ("batch", (((2,), (1,)), ((0,), (0,))), (((2, 3, 4), (2, 4, 5)), ((0, 1, 2), (0, 2, 3)))),
+        ("outer", (((), ()), ((), ())), (((3,), (2,)), ((), (2,)))),
+        ("contract_first", (((0,), (0,)), ((), ())), (((3, 2), (3, 4)),)),
+        ("empty_contraction", (((1,), (0,)), ((), ())), (((3, 0), (0, 2)),)),
+        ("batch_middle", (((0,), (2,)), ((1,), (0,))), (((3, 2, 4), (2, 5, 3)),))):
+    add(OpCase(f"dot_general_{_tag}", "dot_general",
+               (lambda d: lambda x, y: lax.dot_general(x, y, d))(_dims), _einsum_ref(_dims),
+               BOOL + NUMBER, _shapes, doms=TINY_INT, tol=DOT_TOL, differentiable=True,
+               linear=(0, 1)))
+for _src, _dst in (("int8", "int32"), ("float16", "float32"), ("bfloat16", "float32"),
+                   ("int16", "int64"), ("float32", "float64")):
+    _dims = (((1,), (0,)), ((), ()))
+    add(OpCase(f"dot_general_preferred_{_src}_{_dst}", "dot_general",
+               (lambda d, t: lambda x, y: lax.dot_general(
+                   x, y, d, preferred_element_type=DTYPES[t]))(_dims, _dst),
+               _einsum_ref(_dims), (_src,), (((2, 3), (3, 4)), ((1, 0), (0, 2))),
+               doms=TINY_INT, out_dtype=_dst, differentiable=_src in FLOAT, linear=(0, 1),
+               exact_dtypes=False))
+
+
+# ---------------------------------------------------------------------------------------------
+# indexing (added when the primitives exist)
+# ---------------------------------------------------------------------------------------------
+
+def _indexing_cases() -> None:
+    if "dynamic_slice" in registry:
+        add(OpCase("dynamic_slice", "dynamic_slice",
+                   lambda x, i, j: lax.dynamic_slice(x, (i, j), (2, 2)),
+                   lambda x, i, j: x[np.clip(i, 0, x.shape[0] - 2):][:2,
+                                     np.clip(j, 0, x.shape[1] - 2):][:, :2],
+                   ALL, (((4, 5), (), ()),), doms=(FULL_INT, Dom(ilo=-3, ihi=6),
+                                                   Dom(ilo=-3, ihi=6)),
+                   arg_dtypes=(None, "int32", "int32"), weak_args=(0,),
+                   differentiable=True, linear=(0,)))
+    if "dynamic_update_slice" in registry:
+        def dus_ref(x: np.ndarray, u: np.ndarray, i: Any, j: Any) -> np.ndarray:
+            out = x.copy()
+            i = int(np.clip(i, 0, x.shape[0] - u.shape[0]))
+            j = int(np.clip(j, 0, x.shape[1] - u.shape[1]))
+            out[i:i + u.shape[0], j:j + u.shape[1]] = u
+            return out
+        add(OpCase("dynamic_update_slice", "dynamic_update_slice",
+                   lambda x, u, i, j: lax.dynamic_update_slice(x, u, (i, j)), dus_ref,
+                   ALL, (((4, 5), (2, 3), (), ()),),
+                   doms=(FULL_INT, FULL_INT, Dom(ilo=-3, ihi=6), Dom(ilo=-3, ihi=6)),
+                   arg_dtypes=(None, None, "int32", "int32"), weak_args=(0, 1),
+                   differentiable=True, linear=(0, 1)))
+
+
+_indexing_cases()
+
+#: name -> entry
+BY_NAME: dict[str, OpCase] = {c.name: c for c in OPS}
+#: primitive name -> its entries
+BY_PRIM: dict[str, list[OpCase]] = {}
+for _c in OPS:
+    BY_PRIM.setdefault(_c.prim, []).append(_c)
+
+
+def linear_primitives() -> set[str]:
+    """Primitives linear in some operand (these need a transpose rule)."""
+    return {c.prim for c in OPS if c.linear}
