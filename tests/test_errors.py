@@ -67,6 +67,7 @@ def _compare(name, record, error, value):
     assert error is not None, f"{name}: expected {record['type']}, nothing raised"
     assert type(error).__name__ == record["type"], f"{name}: {type(error).__name__}: {error}"
     expected, got = _normalise(record["message"]), _normalise(str(error))
+    got = "\n".join(line for line in got.split("\n") if not line.startswith("To fix it"))
     if "See https://docs.jax.dev" in expected:
         expected_lines = expected.split("\nSee https://docs.jax.dev")[0].splitlines()
         got_lines = got.split("\nSee https://docs.jax.dev")[0].splitlines()

@@ -148,3 +148,24 @@ def test_eval_shape_and_make_jaxpr_return_shape():
     assert out["t"].shape == ()
     _, shape = jax.make_jaxpr(lambda x: x * 2, return_shape=True)(1.0)
     assert shape == jax.ShapeDtypeStruct((), np.float32, weak_type=True)
+
+
+def test_tracers_arrays_and_scalars_of_one_aval_share_a_trace():
+    f = counting(lambda x: x + 1)
+    g = jax.jit(f)
+    g(jnp.ones(3))
+    jax.make_jaxpr(lambda x: g(x))(jnp.ones(3))
+    g(2.0)
+    jax.make_jaxpr(lambda x: g(x))(2.0)
+    assert f.calls == 2
+
+
+def test_python_scalar_arguments_print_their_python_value():
+    inner = jax.jit(lambda x, s: x * s)
+    text = str(jax.make_jaxpr(lambda x: inner(x, 0.017453292519943295))(jnp.ones(2)))
+    assert "0.017453292519943295:f32[]" in text
+    np.testing.assert_allclose(inner(jnp.ones(2), 0.5), [0.5, 0.5])
+
+
+def test_var_method_works_on_tracers():
+    np.testing.assert_allclose(jax.jit(lambda x: x.var())(jnp.arange(4.0)), 1.25)

@@ -107,7 +107,6 @@ class NonConcreteBooleanIndexError(JAXIndexError):
 
     def _build(self) -> str:
         return (f"Array boolean indices must be concrete; got {self.tracer.aval.str_short()}\n"
-                f"{_tracer_context(self.tracer)}"
                 f"\nSee {_DOCS}#jax.errors.NonConcreteBooleanIndexError")
 
 

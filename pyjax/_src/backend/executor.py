@@ -34,7 +34,7 @@ def _generate(closed: ClosedJaxpr) -> Callable[[Sequence[np.ndarray]], list]:
 
     def ref(atom: Any) -> str:
         if type(atom) is Literal:
-            return bind_global(atom.val)
+            return bind_global(np.asarray(atom.val, atom.aval.dtype))
         return names[atom]
 
     for var, value in zip(jaxpr.constvars, closed.consts):

@@ -72,18 +72,18 @@ def is_python_scalar(x: Any) -> bool:
     return type(x) in python_scalar_dtypes
 
 
-def check_user_dtype(dtype: Any) -> np.dtype:
-    """Parse a dtype argument a user passed (`dtype=`); reject non-numeric ones like JAX."""
+def check_user_dtype(dtype: Any, context: str | None = None) -> np.dtype:
+    """Parse a dtype argument a user passed (`dtype=`); reject non-numeric ones like JAX.
+    `context` names the calling function in the error (e.g. "astype")."""
     if dtype in python_scalar_dtypes:
         return canonicalize_dtype(
             {bool: bool_, int: default_int_dtype(), float: default_float_dtype(),
              complex: default_complex_dtype()}[dtype])
-    try:
-        dt = np.dtype(dtype)
-    except TypeError as e:
-        raise TypeError(f"dtype {dtype!r} not understood") from e
+    dt = np.dtype(dtype)  # NumPy's own TypeError for names it does not know
     if dt not in supported_dtypes:
-        raise TypeError(f"JAX only supports number and bool dtypes, got dtype {dt}")
+        where = f" in {context}" if context else ""
+        raise TypeError(f"JAX only supports number, bool, and string dtypes, got dtype "
+                        f"{dtype}{where}")
     return canonicalize_dtype(dt)
 
 
@@ -235,7 +235,8 @@ def promote(pairs: list[tuple[np.dtype, bool]]) -> tuple[np.dtype, bool]:
         out, weak = _node_dtype(node), True
     else:
         node = _least_upper_bound(x64, frozenset(_lattice_node(d, w) for d, w in pairs))
-        out, weak = _node_dtype(node), node in (int, float, complex)
+        # `is`, not `in`: np.dtype("float64") == float, so `in` would call float64 weak
+        out, weak = _node_dtype(node), any(node is t for t in (int, float, complex))
     return canonicalize_dtype(out), weak and out != bool_
 
 

@@ -279,9 +279,20 @@ def pp_jaxpr(jaxpr: Jaxpr, context: PrintContext) -> pp.Doc:
     return _pp_skeleton(jaxpr, context)
 
 
+def _unused_outvars(jaxpr: Jaxpr) -> dict[Var, str]:
+    """Equation outputs nothing reads: JAX prints them as `_` in the top-level jaxpr."""
+    used = {v for v in jaxpr.outvars if type(v) is Var}
+    unused = {}
+    for eqn in reversed(jaxpr.eqns):
+        unused.update((v, "_") for v in eqn.outvars if v not in used)
+        used.update(a for a in eqn.invars if type(a) is Var)
+    return unused
+
+
 def pp_toplevel(top: Jaxpr) -> pp.Doc:
     """The whole printout: shared sub-jaxprs first (`let f = {...} in`), then the jaxpr."""
     context = PrintContext()
+    context.names.update(_unused_outvars(top))
     names: dict[Jaxpr, str] = {}
     counts: Counter = Counter()
     queue = deque([top])

@@ -1,15 +1,13 @@
-"""Attach NumPy-style operators and methods to `Array` (shared by concrete arrays and tracers).
+"""Attach NumPy-style operators, methods and properties to `Array` (shared by concrete arrays
+and tracers), each forwarding to the jnp function JAX's method forwards to.
 
-Each operator defers (returns NotImplemented) to operands that are not array-like, so Python can
-try the other operand's reflected method, as with JAX.
+Each binary operator defers (returns NotImplemented) to operands that are not array-like, so
+Python can try the other operand's reflected method, as with JAX.
 """
 from __future__ import annotations
 
 from typing import Any, Callable
 
-import numpy as np
-
-from pyjax._src.core import dtypes
 from pyjax._src.core.array import Array, ArrayImpl
 from pyjax._src.numpy import lax_numpy as lnp
 from pyjax._src.numpy import reductions as red
@@ -23,10 +21,10 @@ def _accepts(other: Any) -> bool:
 
 def _forward(fn: Callable) -> Callable:
     def op(self: Any, other: Any) -> Any:
-        if type(other) is not ArrayImpl and not _accepts(other):
+        if not _accepts(other):
             return NotImplemented
         return fn(self, other)
-    op.__name__ = fn.__name__
+    op.__name__ = op.__qualname__ = fn.__name__
     return op
 
 
@@ -35,7 +33,7 @@ def _reflected(fn: Callable) -> Callable:
         if not _accepts(other):
             return NotImplemented
         return fn(other, self)
-    op.__name__ = fn.__name__
+    op.__name__ = op.__qualname__ = fn.__name__
     return op
 
 
@@ -50,21 +48,32 @@ _COMPARISONS = {"eq": uf.equal, "ne": uf.not_equal, "lt": uf.less, "le": uf.less
 _UNARY = {"neg": uf.negative, "pos": uf.positive, "abs": uf.absolute, "invert": uf.invert}
 
 
-def _reshape(self: Any, *args: Any, order: str = "C", **kwargs: Any) -> Any:
-    shape = args[0] if len(args) == 1 else args
-    if "shape" in kwargs:
-        shape = kwargs["shape"]
-    return lnp.reshape(self, shape, order)
+def _round(number: Any, ndigits: int | None = None) -> Any:
+    """round(x): to an integer array; round(x, n): to n decimals."""
+    out = uf.round(number, decimals=ndigits or 0)
+    return lnp.astype(out, int) if ndigits is None else out
 
 
-def _transpose(self: Any, *axes: Any) -> Any:
-    if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
-        axes = axes[0]
-    return lnp.transpose(self, axes or None)
+def _reshape(self: Any, *args: Any, order: str = "C") -> Any:
+    return lnp.reshape_method(self, args[0] if len(args) == 1 else args, order)
+
+
+def _transpose(self: Any, *args: Any) -> Any:
+    if not args:
+        axes = None
+    elif len(args) == 1:
+        axes = args[0] if args[0] is None else lnp._index_tuple(args[0])
+    else:
+        axes = lnp._index_tuple(args)
+    return lnp.transpose(self, axes)
 
 
 def _astype(self: Any, dtype: Any, copy: bool = False, device: Any = None) -> Any:
-    return lnp.astype(self, dtype)
+    return lnp.astype(self, dtype, copy=copy)
+
+
+def _clip(self: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
+    return uf.clip(self, min=min, max=max)
 
 
 def _getitem(self: Any, index: Any) -> Any:
@@ -78,22 +87,17 @@ def _at(self: Any) -> Any:
 
 
 _METHODS: dict[str, Callable] = {
-    "sum": red.sum, "prod": red.prod, "max": red.max, "min": red.min, "mean": red.mean,
-    "var": red.var, "std": red.std, "all": red.all, "any": red.any, "argmax": red.argmax,
-    "argmin": red.argmin, "reshape": _reshape, "transpose": _transpose, "astype": _astype,
-    "ravel": lnp.ravel, "flatten": lnp.ravel, "squeeze": lnp.squeeze,
-    "swapaxes": lnp.swapaxes, "dot": lnp.dot, "clip": uf.clip, "round": uf.round,
-    "conj": lambda self: self if not dtypes.is_complex(np.dtype(self.dtype)) else
-    uf.lax.conj(self), "conjugate": lambda self: _METHODS["conj"](self),
-    "__getitem__": _getitem,
+    "all": red.all, "any": red.any, "argmax": red.argmax, "argmin": red.argmin,
+    "argsort": lnp.argsort, "astype": _astype, "clip": _clip, "conj": uf.conjugate,
+    "conjugate": uf.conjugate, "copy": lnp.copy, "cumprod": red.cumprod, "cumsum": red.cumsum,
+    "dot": lnp.dot, "flatten": lnp.ravel, "max": red.max, "mean": red.mean, "min": red.min,
+    "nonzero": lnp.nonzero, "prod": red.prod, "ptp": red.ptp, "ravel": lnp.ravel,
+    "repeat": lnp.repeat, "reshape": _reshape, "round": uf.round, "sort": lnp.sort,
+    "squeeze": lnp.squeeze, "std": red.std, "sum": red.sum, "swapaxes": lnp.swapaxes,
+    "transpose": _transpose, "var": red.var, "__getitem__": _getitem, "__round__": _round,
 }
 _PROPERTIES: dict[str, Callable] = {
-    "T": lambda self: lnp.transpose(self),
-    "mT": lnp.matrix_transpose,
-    "at": _at,
-    "real": lambda self: uf.lax.real(self) if dtypes.is_complex(np.dtype(self.dtype)) else self,
-    "imag": lambda self: uf.lax.imag(self) if dtypes.is_complex(np.dtype(self.dtype)) else
-    lnp.zeros_like(self),
+    "T": lnp.transpose, "mT": lnp.matrix_transpose, "real": uf.real, "imag": uf.imag, "at": _at,
 }
 
 

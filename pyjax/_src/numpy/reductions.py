@@ -1,174 +1,445 @@
-"""jnp reductions with NumPy's axis/keepdims/dtype conventions, over lax reduction primitives."""
+"""jnp reductions with NumPy's axis/keepdims/dtype/initial/where conventions, following JAX
+0.10's recipes (accumulator dtypes, float16 upcasting, jitted var/std/cumsum) over lax
+reduction primitives.
+"""
 from __future__ import annotations
 
+import builtins
+import math
+import operator
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from pyjax._src.core import dtypes
 from pyjax._src.numpy import util
-from pyjax._src.numpy.util import staged_as_jit
+from pyjax._src.numpy.ufuncs import _lax_const
+from pyjax._src.numpy.util import check_arraylike, promote_dtypes_numeric, staged_as_jit
 from pyjax._src.primitives import elementwise as lax
+from pyjax._src.primitives import extra as lax_extra
 from pyjax._src.primitives import reductions as red
 from pyjax._src.primitives import shape as shp
 
 Axis = int | Sequence[int] | None
 
 
-def _axes(axis: Axis, ndim: int) -> tuple[int, ...]:
+def _ensure(name: str, a: Any) -> Any:
+    check_arraylike(name, a)
+    return util.as_operand(a)
+
+
+def _optional_axes(axis: Axis) -> Axis:
+    """None, an int, or a tuple of ints (axes must be static)."""
+    if axis is None:
+        return None
+    try:
+        return operator.index(axis)
+    except TypeError:
+        return tuple(operator.index(i) for i in axis)
+
+
+def _reduction_dims(a: Any, axis: Axis) -> tuple[int, ...]:
+    ndim = np.ndim(a)
     if axis is None:
         return tuple(range(ndim))
-    if isinstance(axis, (tuple, list)):
-        axes = tuple(util.canonicalize_axis(a, ndim) for a in axis)
-    else:
-        axes = (util.canonicalize_axis(axis, ndim),)
-    if len(set(axes)) != len(axes):
+    axes = tuple(axis) if isinstance(axis, (tuple, list, np.ndarray)) else (axis,)
+    dims = tuple(util.canonicalize_axis(x, ndim) for x in axes)
+    if len(dims) != len(set(dims)):
         raise ValueError(f"duplicate value in 'axis': {axis}")
-    return axes
+    return dims
 
 
-def _keep(result: Any, axes: tuple[int, ...], shape: tuple[int, ...]) -> Any:
-    """Reinsert reduced axes as size 1 (keepdims=True)."""
-    kept = tuple(1 if i in axes else s for i, s in enumerate(shape))
-    return shp.reshape(result, kept)
+def _upcast_f16(dtype: np.dtype) -> np.dtype:
+    return dtypes.float32 if dtype in (dtypes.float16, dtypes.bfloat16) else dtype
 
 
-def _sum_dtype(dtype: np.dtype) -> np.dtype:
-    """NumPy's accumulator rule: small ints and bool widen to the default int (uint to uint)."""
+def _promote_integer_dtype(dtype: np.dtype) -> np.dtype:
+    """NumPy's accumulator rule, with JAX's default int/uint widths."""
     if dtype == dtypes.bool_:
         return dtypes.default_int_dtype()
-    if dtypes.is_unsigned(dtype) and dtype.itemsize < np.dtype(dtypes.default_uint_dtype()).itemsize:
-        return dtypes.default_uint_dtype()
-    if dtypes.is_integer(dtype) and dtype.itemsize < np.dtype(dtypes.default_int_dtype()).itemsize:
-        return dtypes.default_int_dtype()
+    if dtypes.is_unsigned(dtype):
+        default = dtypes.default_uint_dtype()
+        return default if dtype.itemsize < default.itemsize else dtype
+    if dtypes.is_integer(dtype):
+        default = dtypes.default_int_dtype()
+        return default if dtype.itemsize < default.itemsize else dtype
     return dtype
 
 
-def _reduction(name: str, prim_fn: Callable, *, widen: bool = False, to_bool: bool = False,
-               initial_op: Callable | None = None) -> Callable:
-    def fn(a: Any, axis: Axis = None, dtype: Any = None, out: Any = None,
-           keepdims: bool = False, initial: Any = None, where: Any = None,
-           promote_integers: bool = True) -> Any:
-        util.check_arraylike(name, a)
-        if out is not None:
-            raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
-        a = util.as_operand(a)
-        shape = tuple(np.shape(a))
-        axes = _axes(axis, len(shape))
-        if to_bool:
-            a = util.convert(a, dtypes.bool_, False)
-        elif dtype is not None:
-            a = util.convert(a, dtypes.check_user_dtype(dtype), False)
-        elif widen and promote_integers:
-            a = util.convert(a, _sum_dtype(np.dtype(a.dtype)), a.weak_type)
-        if where is not None:
-            a = _apply_where(name, a, where)
-        result = prim_fn(a, axes)
-        if initial is not None:
-            result = initial_op(result, initial)
-        return _keep(result, axes, shape) if keepdims else result
-
-    fn.__name__ = name
-    fn.__doc__ = f"jnp.{name}: reduce over `axis` (all axes by default)."
-    return fn
+def _init_value(dtype: np.dtype, value: Any) -> np.ndarray:
+    """The identity `value` as a scalar of `dtype` (infinities clip for integers)."""
+    if dtype == dtypes.bool_:
+        return np.array(value > 0, dtype)
+    if dtypes.is_integer(dtype) and np.isinf(value):
+        info = dtypes.iinfo(dtype)
+        return np.array(info.min if value < 0 else info.max, dtype)
+    return np.array(value, dtype)
 
 
-def _apply_where(name: str, a: Any, where: Any) -> Any:
-    from pyjax._src.numpy.ufuncs import where as select
-    identity = {"sum": 0, "prod": 1, "any": False, "all": True}.get(name)
-    if identity is None:
+def _check_where(name: str, where: Any) -> Any:
+    if where is None:
+        return None
+    where = _ensure(name, where)
+    if np.dtype(where.dtype) != dtypes.bool_:
+        raise ValueError(f"jnp.{name}: where must be None or a boolean array; got "
+                         f"where.dtype={np.dtype(where.dtype)}.")
+    return where
+
+
+def _cast_to_bool(a: Any) -> Any:
+    if dtypes.is_complex(np.dtype(a.dtype)):
+        a = lax.real(a)
+    return util.convert(a, dtypes.bool_, False)
+
+
+def _cast_to_numeric(a: Any) -> Any:
+    """Booleans become int32; numbers pass through."""
+    return promote_dtypes_numeric(a)[0] if np.dtype(a.dtype) == dtypes.bool_ else a
+
+
+class _Monoid:
+    """A reduction: its lax op (for `initial`), its primitive, and its identity."""
+
+    def __init__(self, op: Callable, reduce: Callable, identity: Any):
+        self.op, self.reduce, self.identity = op, reduce, identity
+
+
+_MONOIDS = {
+    "sum": _Monoid(lax.add, red.reduce_sum, 0), "prod": _Monoid(lax.mul, red.reduce_prod, 1),
+    "max": _Monoid(lax.max, red.reduce_max, -np.inf),
+    "min": _Monoid(lax.min, red.reduce_min, np.inf),
+    "and": _Monoid(lax.bitwise_and, red.reduce_and, True),
+    "or": _Monoid(lax.bitwise_or, red.reduce_or, False),
+    "xor": _Monoid(lax.bitwise_xor, red.reduce_xor, False),
+}
+# on booleans sum and prod reduce with or / and
+_BOOL_MONOID = {"sum": "or", "prod": "and"}
+
+
+def _reduction(a: Any, name: str, monoid: str, *, has_identity: bool = True,
+               preproc: Callable | None = None, upcast_f16_for_computation: bool = False,
+               axis: Axis = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
+               initial: Any = None, where: Any = None, promote_integers: bool = False) -> Any:
+    """The shared body of sum, prod, max, min, all and any."""
+    if out is not None:
+        raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
+    a = _ensure(name, a)
+    where = _check_where(name, where)
+    if initial is None and not has_identity and where is not None:
         raise ValueError(f"reduction operation {name} does not have an identity, so to use a "
-                         "where mask one has to specify 'initial'")
-    return select(where, a, np.asarray(identity, np.dtype(a.dtype)))
+                         f"where mask one has to specify 'initial'")
+    a = preproc(a) if preproc else a
+    dims = _reduction_dims(a, axis)
+    if initial is None and not has_identity:
+        shape = np.shape(a)
+        if not builtins.all(shape[d] >= 1 for d in dims):
+            raise ValueError(f"zero-size array to reduction operation {name} which has no "
+                             "identity")
+    if dtype is None:
+        result_dtype = np.dtype(a.dtype)
+        if promote_integers:
+            result_dtype = _promote_integer_dtype(result_dtype)
+    else:
+        result_dtype = dtypes.check_user_dtype(dtype)
+    computation_dtype = result_dtype
+    if upcast_f16_for_computation and dtypes.is_inexact(result_dtype):
+        computation_dtype = _upcast_f16(result_dtype)
+    a = util.convert(a, computation_dtype, False)
+    if computation_dtype == dtypes.bool_:
+        monoid = _BOOL_MONOID.get(monoid, monoid)
+    rule = _MONOIDS[monoid]
+    if where is not None:
+        from pyjax._src.numpy.ufuncs import _where
+        a = _where(where, a, _init_value(computation_dtype, rule.identity))
+    result = rule.reduce(a, dims)
+    if initial is not None:
+        initial_arr = util.convert(initial, computation_dtype, False)
+        if np.shape(initial_arr) != ():
+            raise ValueError(f"initial value must be a scalar. Got array of shape "
+                             f"{np.shape(initial_arr)}")
+        result = rule.op(initial_arr, result)
+    if keepdims:
+        result = shp.expand_dims(result, dims)
+    return util.convert(result, result_dtype, False)
 
 
-sum = _reduction("sum", red.reduce_sum, widen=True,  # noqa: A001
-                 initial_op=lambda r, i: lax.add(r, util.convert(util.as_operand(i), r.dtype,
-                                                                 False)))
-prod = _reduction("prod", red.reduce_prod, widen=True,
-                  initial_op=lambda r, i: lax.mul(r, util.convert(util.as_operand(i), r.dtype,
-                                                                  False)))
-max = _reduction("max", red.reduce_max,  # noqa: A001
-                 initial_op=lambda r, i: lax.max(r, util.convert(util.as_operand(i), r.dtype,
-                                                                 False)))
-min = _reduction("min", red.reduce_min,  # noqa: A001
-                 initial_op=lambda r, i: lax.min(r, util.convert(util.as_operand(i), r.dtype,
-                                                                 False)))
-all = _reduction("all", red.reduce_and, to_bool=True)  # noqa: A001
-any = _reduction("any", red.reduce_or, to_bool=True)  # noqa: A001
-amax, amin = max, min
+def sum(a: Any, axis: Axis = None, dtype: Any = None, out: Any = None,  # noqa: A001
+        keepdims: bool = False, initial: Any = None, where: Any = None,
+        promote_integers: bool = True) -> Any:
+    """Sum over `axis` (all axes by default); small integers accumulate in the default int."""
+    return _reduction(a, "sum", "sum", preproc=_cast_to_numeric,
+                      upcast_f16_for_computation=dtype is None, axis=_optional_axes(axis),
+                      dtype=dtype, out=out, keepdims=keepdims, initial=initial, where=where,
+                      promote_integers=promote_integers)
+
+
+def prod(a: Any, axis: Axis = None, dtype: Any = None, out: Any = None,
+         keepdims: bool = False, initial: Any = None, where: Any = None,
+         promote_integers: bool = True) -> Any:
+    """Product over `axis` (all axes by default)."""
+    return _reduction(a, "prod", "prod", preproc=_cast_to_numeric,
+                      upcast_f16_for_computation=dtype is None, axis=_optional_axes(axis),
+                      dtype=dtype, out=out, keepdims=keepdims, initial=initial, where=where,
+                      promote_integers=promote_integers)
+
+
+def max(a: Any, axis: Axis = None, out: Any = None, keepdims: bool = False,  # noqa: A001
+        initial: Any = None, where: Any = None) -> Any:
+    """Maximum over `axis` (all axes by default)."""
+    return _reduction(a, "max", "max", has_identity=False, axis=_optional_axes(axis),
+                      out=out, keepdims=keepdims, initial=initial, where=where)
+
+
+def min(a: Any, axis: Axis = None, out: Any = None, keepdims: bool = False,  # noqa: A001
+        initial: Any = None, where: Any = None) -> Any:
+    """Minimum over `axis` (all axes by default)."""
+    return _reduction(a, "min", "min", has_identity=False, axis=_optional_axes(axis),
+                      out=out, keepdims=keepdims, initial=initial, where=where)
+
+
+def all(a: Any, axis: Axis = None, out: Any = None, keepdims: bool = False, *,  # noqa: A001
+        where: Any = None) -> Any:
+    """Whether every element over `axis` is true."""
+    return _reduction(a, "all", "and", preproc=_cast_to_bool, axis=_optional_axes(axis),
+                      out=out, keepdims=keepdims, where=where)
+
+
+def any(a: Any, axis: Axis = None, out: Any = None, keepdims: bool = False, *,  # noqa: A001
+        where: Any = None) -> Any:
+    """Whether some element over `axis` is true."""
+    return _reduction(a, "any", "or", preproc=_cast_to_bool, axis=_optional_axes(axis),
+                      out=out, keepdims=keepdims, where=where)
+
+
+def amax(a: Any, axis: Axis = None, out: Any = None, keepdims: bool = False,
+         initial: Any = None, where: Any = None) -> Any:
+    """Alias of max."""
+    return max(a, axis=axis, out=out, keepdims=keepdims, initial=initial, where=where)
+
+
+def amin(a: Any, axis: Axis = None, out: Any = None, keepdims: bool = False,
+         initial: Any = None, where: Any = None) -> Any:
+    """Alias of min."""
+    return min(a, axis=axis, out=out, keepdims=keepdims, initial=initial, where=where)
+
+
+# ---------------------------------------------------------------------------------------------
+# Statistics
+# ---------------------------------------------------------------------------------------------
+
+def _count(a: Any, axis: Axis, keepdims: bool, where: Any, dtype: np.dtype) -> Any:
+    """How many elements each reduction sees, as `dtype`."""
+    if where is None:
+        shape = np.shape(a)
+        size = math.prod(shape[d] for d in _reduction_dims(a, axis))
+        return util.convert(size, dtype, False)
+    return sum(lax_extra.broadcast_to(where, np.shape(a)), axis, dtype=dtype, keepdims=keepdims)
 
 
 def mean(a: Any, axis: Axis = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
          *, where: Any = None) -> Any:
-    """Arithmetic mean; integers average in the default float type."""
-    util.check_arraylike("mean", a)
-    a = util.as_operand(a)
-    shape = tuple(np.shape(a))
-    axes = _axes(axis, len(shape))
-    count = int(np.prod([shape[i] for i in axes], dtype=np.int64))
+    """Arithmetic mean; integers average in the default float type, float16 in float32."""
+    a = _ensure("mean", a)
+    where = _check_where("mean", where)
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.mean is not supported.")
+    axis = _optional_axes(axis)
     if dtype is None:
         result_dtype = dtypes.to_inexact_dtype(np.dtype(a.dtype))
+        computation_dtype = _upcast_f16(result_dtype)
     else:
-        result_dtype = dtypes.check_user_dtype(dtype)
-    total = sum(util.convert(a, result_dtype, a.weak_type), axis, keepdims=keepdims, where=where)
-    if where is not None:
-        count = sum(util.broadcast_to(where, shape), axis, dtype=result_dtype, keepdims=keepdims)
-        return lax.div(total, count)
-    return lax.div(total, _const(count, np.dtype(total.dtype)))
+        result_dtype = computation_dtype = dtypes.check_user_dtype(dtype)
+    normalizer = _count(a, axis, keepdims, where, computation_dtype)
+    total = sum(a, axis, dtype=computation_dtype, keepdims=keepdims, where=where)
+    return util.convert(lax.div(total, normalizer), result_dtype, False)
 
 
-def _const(value: Any, dtype: np.dtype) -> Any:
-    from pyjax._src.core.array import ArrayImpl
-    return ArrayImpl(np.asarray(value, dtype), False)
+def _var_promote_types(a_dtype: np.dtype, dtype: np.dtype | None) -> tuple[np.dtype, np.dtype]:
+    """(computation dtype, result dtype) of var/std."""
+    if dtype is not None:
+        if not dtypes.is_complex(dtype) and dtypes.is_complex(a_dtype):
+            raise ValueError(
+                "jax.numpy.var does not yet support real dtype parameters when computing the "
+                "variance of an array of complex values. The semantics of numpy.var seem "
+                "unclear in this case. Please comment on https://github.com/jax-ml/jax/issues/"
+                "2283 if this behavior is important to you.")
+        computation = dtype
+    elif not dtypes.is_inexact(a_dtype):
+        dtype = computation = dtypes.to_inexact_dtype(a_dtype)
+    else:
+        dtype = np.array(0, a_dtype).real.dtype
+        computation = a_dtype
+    return _upcast_f16(np.dtype(computation)), np.dtype(dtype)
 
 
-@staged_as_jit(static_argnames=("axis", "dtype", "ddof", "keepdims"))
+@staged_as_jit(static_argnames=("axis", "dtype", "keepdims"))
+def _var(a: Any, *, axis: Axis = None, dtype: Any = None, out: Any = None,
+         correction: Any = 0, keepdims: bool = False, where: Any = None,
+         a_mean: Any = None) -> Any:
+    from pyjax._src.numpy.ufuncs import _where
+    where = _check_where("var", where)
+    if dtype is not None:
+        dtype = dtypes.check_user_dtype(dtype)
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.var is not supported.")
+    computation_dtype, dtype = _var_promote_types(np.dtype(a.dtype), dtype)
+    a = util.convert(a, computation_dtype, False)
+    if a_mean is None:
+        a_mean = mean(a, axis, dtype=computation_dtype, keepdims=True, where=where)
+    else:
+        a_mean = util.convert(_ensure("var", a_mean), computation_dtype, False)
+    centered = lax.sub(a, a_mean)
+    if dtypes.is_complex(computation_dtype):
+        centered = lax.real(lax.mul(centered, lax.conj(centered)))
+        computation_dtype = np.dtype(centered.dtype)
+    else:
+        centered = lax.square(centered)
+    normalizer = _count(a, axis, keepdims, where, computation_dtype)
+    normalizer = lax.sub(normalizer, util.convert(correction, computation_dtype, False))
+    result = sum(centered, axis, dtype=computation_dtype, keepdims=keepdims, where=where)
+    result = util.convert(lax.div(result, normalizer), dtype, False)
+    return _where(normalizer > 0, result, np.nan)
+
+
+def _correction(ddof: Any, correction: Any) -> Any:
+    if correction is None:
+        return ddof
+    if not isinstance(ddof, int) or ddof != 0:
+        raise ValueError("ddof and correction can't be provided simultaneously.")
+    return correction
+
+
 def var(a: Any, axis: Axis = None, dtype: Any = None, out: Any = None, ddof: int = 0,
-        keepdims: bool = False, *, where: Any = None, correction: Any = None) -> Any:
-    """Variance: mean of squared deviations, divided by N - ddof."""
-    if correction is not None:
-        ddof = correction
-    util.check_arraylike("var", a)
-    a = util.as_operand(a)
-    shape = tuple(np.shape(a))
-    axes = _axes(axis, len(shape))
-    computation_dtype = dtypes.to_inexact_dtype(np.dtype(a.dtype))
-    a = util.convert(a, computation_dtype, a.weak_type)
-    centered = lax.sub(*util.promote_shapes("var", a, mean(a, axis, keepdims=True)))
-    squared = lax.mul(centered, centered) if not dtypes.is_complex(computation_dtype) else \
-        lax.real(lax.mul(centered, lax.conj(centered)))
-    count = int(np.prod([shape[i] for i in axes], dtype=np.int64)) - ddof
-    total = sum(squared, axis, keepdims=keepdims)
-    out_dtype = np.dtype(total.dtype) if dtype is None else dtypes.check_user_dtype(dtype)
-    return util.convert(lax.div(total, _const(count, np.dtype(total.dtype))), out_dtype, False)
+        keepdims: bool = False, *, where: Any = None, mean: Any = None,
+        correction: Any = None) -> Any:
+    """Variance: mean squared deviation, divided by N - correction (ddof)."""
+    correction = _correction(ddof, correction)
+    a = _ensure("var", a)
+    return _var(a, axis=_optional_axes(axis), dtype=dtype, out=out, correction=correction,
+                keepdims=keepdims, where=where, a_mean=mean)
+
+
+@staged_as_jit(static_argnames=("axis", "dtype", "keepdims"))
+def _std(a: Any, *, axis: Axis = None, dtype: Any = None, out: Any = None,
+         correction: Any = 0, keepdims: bool = False, where: Any = None,
+         mean: Any = None) -> Any:
+    where = _check_where("std", where)
+    if dtype is not None:
+        dtype = dtypes.check_user_dtype(dtype)
+        if not dtypes.is_inexact(dtype):
+            raise ValueError(f"dtype argument to jnp.std must be inexact; got {dtype}")
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.std is not supported.")
+    return lax.sqrt(var(a, axis=axis, dtype=dtype, correction=correction, keepdims=keepdims,
+                        where=where, mean=mean))
 
 
 def std(a: Any, axis: Axis = None, dtype: Any = None, out: Any = None, ddof: int = 0,
-        keepdims: bool = False, *, where: Any = None, correction: Any = None) -> Any:
-    """Standard deviation: sqrt of var."""
-    return lax.sqrt(var(a, axis, dtype, ddof=ddof, keepdims=keepdims, correction=correction))
+        keepdims: bool = False, *, where: Any = None, mean: Any = None,
+        correction: Any = None) -> Any:
+    """Standard deviation: the square root of var."""
+    correction = _correction(ddof, correction)
+    a = _ensure("std", a)
+    return _std(a, axis=_optional_axes(axis), dtype=dtype, out=out, correction=correction,
+                keepdims=keepdims, where=where, mean=mean)
 
+
+@staged_as_jit(static_argnames=("axis", "keepdims"))
+def _ptp(a: Any, axis: Axis = None, out: Any = None, keepdims: bool = False) -> Any:
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.ptp is not supported.")
+    return lax.sub(amax(a, axis=axis, keepdims=keepdims), amin(a, axis=axis, keepdims=keepdims))
+
+
+def ptp(a: Any, axis: Axis = None, out: Any = None, keepdims: bool = False) -> Any:
+    """Peak to peak: max - min over `axis`."""
+    return _ptp(_ensure("ptp", a), _optional_axes(axis), out, keepdims)
+
+
+@staged_as_jit(static_argnames=("axis", "keepdims"))
+def count_nonzero(a: Any, axis: Axis = None, keepdims: bool = False) -> Any:
+    """How many elements over `axis` are not zero."""
+    a = _ensure("count_nonzero", a)
+    return sum(lax.ne(a, _lax_const(a, 0)), axis=axis, dtype=dtypes.default_int_dtype(), keepdims=keepdims)
+
+
+# ---------------------------------------------------------------------------------------------
+# Index of the extreme value
+# ---------------------------------------------------------------------------------------------
 
 def _arg_reduction(name: str, prim_fn: Callable) -> Callable:
-    def fn(a: Any, axis: int | None = None, out: Any = None, keepdims: bool | None = None) -> Any:
-        util.check_arraylike(name, a)
-        a = util.as_operand(a)
-        shape = tuple(np.shape(a))
+    def fn(a: Any, axis: int | None = None, out: Any = None,
+           keepdims: bool | None = None) -> Any:
+        a = _ensure(name, a)
+        if out is not None:
+            raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
         if axis is None:
-            flat = shp.reshape(a, (int(np.prod(shape, dtype=np.int64)),))
-            result = prim_fn(flat, 0, dtypes.default_int_dtype())
-            return shp.reshape(result, (1,) * len(shape)) if keepdims else result
-        ax = util.canonicalize_axis(axis, len(shape))
-        if shape[ax] == 0:
+            dims = list(range(np.ndim(a)))
+            a = shp.reshape(a, (np.size(a),))
+            axis = 0
+        else:
+            axis = operator.index(axis)
+            dims = [axis]
+        if np.shape(a)[axis] == 0:
             raise ValueError(f"attempt to get {name} of an empty sequence")
-        result = prim_fn(a, ax, dtypes.default_int_dtype())
-        return _keep(result, (ax,), shape) if keepdims else result
+        result = prim_fn(a, util.canonicalize_axis(axis, np.ndim(a)),
+                         dtypes.default_int_dtype())
+        if keepdims:
+            ndim = np.ndim(result) + len(dims)
+            result = shp.expand_dims(result, [util.canonicalize_axis(d, ndim) for d in dims])
+        return result
 
-    fn.__name__ = name
-    fn.__doc__ = f"jnp.{name}: index of the extreme value (first one on ties)."
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"jnp.{name}: index of the extreme value (the first one on ties)."
     return fn
 
 
 argmax = _arg_reduction("argmax", red.argmax)
 argmin = _arg_reduction("argmin", red.argmin)
+
+
+# ---------------------------------------------------------------------------------------------
+# Cumulative reductions (jitted in JAX)
+# ---------------------------------------------------------------------------------------------
+
+def _cumulative_reduction(name: str, reduction: Callable, a: Any, axis: int | None,
+                          dtype: Any, out: Any, fill_nan: bool = False,
+                          fill_value: Any = 0) -> Any:
+    a = _ensure(name, a)
+    if out is not None:
+        raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported")
+    if axis is None or np.ndim(a) == 0:
+        a = shp.reshape(a, (np.size(a),))
+    if axis is None:
+        axis = 0
+    axis = util.canonicalize_axis(axis, np.ndim(a))
+    if fill_nan:
+        from pyjax._src.numpy.ufuncs import _where
+        a = _where(lax.ne(a, a), _lax_const(a, fill_value), a)
+    if dtype is None:
+        result_type = computation_type = np.dtype(a.dtype)
+        if result_type == dtypes.bool_:
+            result_type = computation_type = _promote_integer_dtype(result_type)
+    elif np.dtype(dtype) == dtypes.bool_:
+        result_type = dtypes.bool_
+        if np.dtype(a.dtype) != result_type:
+            a = a != 0
+        computation_type = _promote_integer_dtype(result_type)
+    else:
+        result_type = computation_type = dtypes.check_user_dtype(dtype)
+    a = util.convert(a, computation_type, False)
+    return util.convert(reduction(a, axis), result_type, False)
+
+
+def _cumulative(name: str, reduction: Callable, fill_nan: bool, fill_value: Any) -> Callable:
+    def fn(a: Any, axis: int | None = None, dtype: Any = None, out: Any = None) -> Any:
+        return _cumulative_reduction(name, reduction, a, axis, dtype, out, fill_nan, fill_value)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"jnp.{name}: running reduction along `axis` (the flattened array if None)."
+    return staged_as_jit(fn, static_argnames=("axis", "dtype"))
+
+
+cumsum = _cumulative("cumsum", lax_extra.cumsum, False, 0)
+cumprod = _cumulative("cumprod", lax_extra.cumprod, False, 1)
+nancumsum = _cumulative("nancumsum", lax_extra.cumsum, True, 0)
+nancumprod = _cumulative("nancumprod", lax_extra.cumprod, True, 1)

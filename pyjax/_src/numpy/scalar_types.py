@@ -16,8 +16,8 @@ class ScalarType:
         self.__name__ = self.__qualname__ = name
 
     def __call__(self, value: Any = 0) -> Any:
-        from pyjax._src.numpy.lax_numpy import array
-        return array(value, dtype=self.dtype)
+        from pyjax._src.numpy.lax_numpy import asarray
+        return asarray(value, dtype=self.dtype)
 
     def __repr__(self) -> str:
         return f"<class 'jax.numpy.{self.__name__}'>"

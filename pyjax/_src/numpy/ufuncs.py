@@ -30,9 +30,24 @@ def _dtype(x: Any) -> np.dtype:
     return np.dtype(x.dtype)
 
 
-def _const(x: Any, value: Any) -> ArrayImpl:
+def _constant_like(x: Any, value: Any) -> ArrayImpl:
     """A strong scalar constant of x's dtype (a literal in jaxprs)."""
     return ArrayImpl(np.array(value, _dtype(x)), False)
+
+
+_PY_SCALAR_OF_KIND = {"b": bool, "i": int, "u": int, "f": float, "V": float, "c": complex}
+
+
+def _lax_const(x: Any, value: Any) -> Any:
+    """A constant of x's dtype, as lax._const makes it: a Python scalar (so weak) when x is a
+    weak scalar and the scalar's default dtype is x's, else a strong constant."""
+    dtype = _dtype(x)
+    if np.ndim(x) == 0 and getattr(x, "weak_type", False):
+        scalar = _PY_SCALAR_OF_KIND[dtype.kind](value)
+        if dtypes.dtype_and_weak(scalar)[0] == dtype:
+            return scalar
+        return np.array(scalar, dtype)
+    return _constant_like(x, value)
 
 
 def _zero(x: Any) -> Any:
@@ -46,7 +61,7 @@ def _ones(x: Any) -> Any:
 
 
 def _to_bool(x: Any) -> Any:
-    return x if _dtype(x) == dtypes.bool_ else lax.ne(x, _const(x, 0))
+    return x if _dtype(x) == dtypes.bool_ else lax.ne(x, _lax_const(x, 0))
 
 
 def _is_bool(x: Any) -> bool:
@@ -267,7 +282,7 @@ def floor_divide(x1: Any, x2: Any, /) -> Any:
 def remainder(x1: Any, x2: Any, /) -> Any:
     """x1 % x2 with the sign of x2 (Python's convention)."""
     x1, x2 = promote_args_numeric("remainder", x1, x2)
-    zero = _const(x1, 0)
+    zero = _constant_like(x1, 0)
     if _is_int(x2):
         x2 = _where(x2 == 0, _ones(x2), x2)
     trunc_mod = lax.rem(x1, x2)
@@ -303,7 +318,7 @@ def fmod(x1: Any, x2: Any, /) -> Any:
 
 def _pow_int_int(x1: Any, x2: Any) -> Any:
     """Integer power by binary exponentiation over the low 6 bits of the exponent."""
-    zero, one = _const(x2, 0), _const(x2, 1)
+    zero, one = _constant_like(x2, 0), _constant_like(x2, 1)
     acc = _where(lax.bitwise_and(lax.eq(x1, zero), lax.ne(x2, zero)), zero, one)
     for _ in range(6):
         acc = _where(lax.bitwise_and(x2, one), lax.mul(acc, x1), acc)
@@ -344,7 +359,7 @@ def logaddexp(x1: Any, x2: Any, /) -> Any:
         delta = lax.sub(x1, x2)
         return lax.select(lax.ne(delta, delta), lax.add(x1, x2),
                           lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta))))))
-    delta = lax.sub(lax.add(x1, x2), lax.mul(amax, _const(amax, 2)))
+    delta = lax.sub(lax.add(x1, x2), lax.mul(amax, _lax_const(amax, 2)))
     out = lax.add(amax, lax.log1p(lax.exp(delta)))
     return lax.complex(lax.real(out), _wrap_between(lax.imag(out), np.pi))
 
@@ -354,23 +369,23 @@ def logaddexp2(x1: Any, x2: Any, /) -> Any:
     """log2(exp2(x1) + exp2(x2)) without overflow."""
     x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
     amax = lax.max(x1, x2)
-    invln2 = _const(amax, 1 / np.log(2))
+    invln2 = _lax_const(amax, 1 / np.log(2))
     if _is_float(x1):
         delta = lax.sub(x1, x2)
         return lax.select(lax.ne(delta, delta), lax.add(x1, x2),
                           lax.add(amax, lax.mul(invln2, lax.log1p(lax.exp2(
                               lax.neg(lax.abs(delta)))))))
-    delta = lax.sub(lax.add(x1, x2), lax.mul(amax, _const(amax, 2)))
+    delta = lax.sub(lax.add(x1, x2), lax.mul(amax, _lax_const(amax, 2)))
     out = lax.add(amax, lax.mul(invln2, lax.log1p(lax.exp2(delta))))
     return lax.complex(lax.real(out), _wrap_between(lax.imag(out), np.pi / np.log(2)))
 
 
 def _wrap_between(x: Any, bound: float) -> Any:
     """x shifted by multiples of 2*bound into [-bound, bound]."""
-    two_bound = _const(x, 2 * bound)
-    rem = lax.rem(lax.add(x, _const(x, bound)), two_bound)
-    rem = lax.select(lax.lt(rem, _const(x, 0)), lax.add(rem, two_bound), rem)
-    return lax.sub(rem, _const(x, bound))
+    a, two_a, zero = _lax_const(x, bound), _lax_const(x, 2 * bound), _lax_const(x, 0)
+    rem = lax.rem(lax.add(x, a), two_a)
+    rem = lax.select(lax.lt(rem, zero), lax.add(rem, two_a), rem)
+    return lax.sub(rem, a)
 
 
 def negative(x: Any, /) -> Any:
@@ -441,16 +456,7 @@ def trunc(x: Any) -> Any:
     x = _ensure("trunc", x)
     if _is_int(x) or _is_bool(x):
         return x
-    return where(lax.lt(x, _const(x, 0)), ceil(x), floor(x))
-
-
-@staged_as_jit
-def fix(x: Any, out: Any = None) -> Any:
-    """Round toward zero."""
-    x = _ensure("fix", x)
-    if out is not None:
-        raise NotImplementedError("The 'out' argument to jnp.fix is not supported.")
-    return where(lax.ge(x, _zero(x)), floor(x), ceil(x))
+    return where(lax.lt(x, _lax_const(x, 0)), ceil(x), floor(x))
 
 
 @staged_as_jit
@@ -470,7 +476,7 @@ def _round_float(x: Any, decimals: int) -> Any:
         return lax.round(x, 1)
     if dtype == dtypes.float16:
         x = lax.convert_element_type(x, dtypes.float32)
-    factor = _const(x, 10 ** decimals)
+    factor = _lax_const(x, 10 ** decimals)
     out = lax.div(lax.round(lax.mul(x, factor), 1), factor)
     return lax.convert_element_type(out, dtype) if dtype == dtypes.float16 else out
 
@@ -500,8 +506,6 @@ def around(a: Any, decimals: int = 0, out: Any = None) -> Any:
     return round(a, decimals, out)
 
 
-round_ = around
-
 
 # ---------------------------------------------------------------------------------------------
 # Logarithms, exponentials and trigonometry beyond one op
@@ -513,9 +517,9 @@ def log2(x: Any, /) -> Any:
     if _is_complex(x):
         r = lax.log(x)
         re, im = lax.real(r), lax.imag(r)
-        ln2 = lax.log(_const(re, 2))
+        ln2 = lax.log(_constant_like(re, 2))
         return lax.complex(lax.div(re, ln2), lax.div(im, ln2))
-    return lax.div(lax.log(x), lax.log(_const(x, 2)))
+    return lax.div(lax.log(x), lax.log(_constant_like(x, 2)))
 
 
 def log10(x: Any, /) -> Any:
@@ -524,21 +528,21 @@ def log10(x: Any, /) -> Any:
     one_over_log10 = np.array(0.4342944819032518, dtype=dtypes.finfo(_dtype(x)).dtype)
     if _is_complex(x):
         r = lax.log(x)
-        return lax.complex(lax.mul(lax.real(r), one_over_log10),
-                           lax.mul(lax.imag(r), one_over_log10))
+        re, im = lax.real(r), lax.imag(r)
+        return lax.complex(lax.mul(re, one_over_log10), lax.mul(im, one_over_log10))
     return lax.mul(lax.log(x), one_over_log10)
 
 
 def deg2rad(x: Any, /) -> Any:
     """Degrees to radians."""
     (x,) = promote_args_inexact("deg2rad", x)
-    return lax.mul(x, _const(x, np.pi / 180))
+    return lax.mul(x, _lax_const(x, np.pi / 180))
 
 
 def rad2deg(x: Any, /) -> Any:
     """Radians to degrees."""
     (x,) = promote_args_inexact("rad2deg", x)
-    return lax.mul(x, _const(x, 180 / np.pi))
+    return lax.mul(x, _lax_const(x, 180 / np.pi))
 
 
 def radians(x: Any, /) -> Any:
@@ -563,16 +567,16 @@ def hypot(x1: Any, x2: Any, /) -> Any:
     x1, x2 = maximum(x1, x2), minimum(x1, x2)
     x = _where(x1 == 0, x1, x1 * lax.sqrt(1 + lax.square(
         lax.div(x2, _where(x1 == 0, _ones(x1), x1)))))
-    return _where(idx_inf, _const(x, np.inf), x)
+    return _where(idx_inf, _lax_const(x, np.inf), x)
 
 
 @staged_as_jit
 def sinc(x: Any, /) -> Any:
     """sin(pi x) / (pi x), with sinc(0) = 1."""
     (x,) = promote_dtypes_inexact(_ensure("sinc", x))
-    eq_zero = lax.eq(x, _const(x, 0))
-    pi_x = lax.mul(_const(x, np.pi), x)
-    safe_pi_x = _where(eq_zero, _const(x, 1), pi_x)
+    eq_zero = lax.eq(x, _lax_const(x, 0))
+    pi_x = lax.mul(_lax_const(x, np.pi), x)
+    safe_pi_x = _where(eq_zero, _lax_const(x, 1), pi_x)
     return _where(eq_zero, _ones(pi_x), lax.div(lax.sin(safe_pi_x), safe_pi_x))
 
 
@@ -691,11 +695,11 @@ def isinf(x: Any, /) -> Any:
     """|x| == inf."""
     x = _ensure("isinf", x)
     if _is_float(x):
-        return lax.eq(lax.abs(x), _const(x, np.inf))
+        return lax.eq(lax.abs(x), _constant_like(x, np.inf))
     if _is_complex(x):
         re, im = lax.real(x), lax.imag(x)
-        return lax.bitwise_or(lax.eq(lax.abs(re), _const(re, np.inf)),
-                              lax.eq(lax.abs(im), _const(im, np.inf)))
+        return lax.bitwise_or(lax.eq(lax.abs(re), _constant_like(re, np.inf)),
+                              lax.eq(lax.abs(im), _constant_like(im, np.inf)))
     return lax_extra.full_like(x, False, dtype=dtypes.bool_)
 
 
@@ -703,7 +707,7 @@ def _isposneginf(infinity: float, x: Any, out: Any) -> Any:
     if out is not None:
         raise NotImplementedError("The 'out' argument to isneginf/isposinf is not supported.")
     if _is_float(x):
-        return lax.eq(x, _const(x, infinity))
+        return lax.eq(x, _constant_like(x, infinity))
     if _is_complex(x):
         raise ValueError("isposinf/isneginf are not well defined for complex types")
     return lax_extra.full_like(x, False, dtype=dtypes.bool_)
@@ -727,7 +731,7 @@ def signbit(x: Any, /) -> Any:
     """Whether the sign bit is set (true for -0.0)."""
     (x,) = promote_args("signbit", x)
     if _is_int(x):
-        return lax.lt(x, _const(x, 0))
+        return lax.lt(x, _constant_like(x, 0))
     if _is_bool(x):
         return lax_extra.full_like(x, False, dtype=dtypes.bool_)
     if not _is_float(x):
@@ -753,7 +757,7 @@ def spacing(x: Any, /) -> Any:
     (arr,) = promote_args_inexact("spacing", x)
     if _is_complex(arr):
         raise ValueError("jnp.spacing is not defined for complex inputs.")
-    inf = _const(arr, np.inf)
+    inf = _lax_const(arr, np.inf)
     if _dtype(arr) == dtypes.float16:
         return lax.nextafter(arr, inf) - arr
     result = lax.nextafter(arr, copysign(inf, arr)) - arr
@@ -766,9 +770,9 @@ def heaviside(x1: Any, x2: Any, /) -> Any:
     """0 where x1 < 0, 1 where x1 > 0, x2 where x1 == 0."""
     check_arraylike("heaviside", x1, x2)
     x1, x2 = promote_dtypes_inexact(x1, x2)
-    zero = _const(x1, 0)
+    zero = _lax_const(x1, 0)
     return _where(lax.lt(x1, zero), zero,
-                  _where(lax.gt(x1, zero), _const(x1, 1), _where(lax.ne(x1, x1), x1, x2)))
+                  _where(lax.gt(x1, zero), _lax_const(x1, 1), _where(lax.ne(x1, x1), x1, x2)))
 
 
 @staged_as_jit

@@ -65,8 +65,23 @@ def promote_dtypes(*args: Any) -> list[Any]:
     """Convert operands to their common (dtype, weak) on JAX's lattice."""
     if len(args) < 2:
         return [as_operand(a) for a in args]
-    dtype, weak = dtypes.promote([type_of(a) for a in args])
+    dtype, weak = dtypes.promote([_checked_type(i, a) for i, a in enumerate(args)])
     return [convert(a, dtype, weak) for a in args]
+
+
+_ARG_NAMES = ("x", "y")
+
+
+def _checked_type(position: int, x: Any) -> tuple[np.dtype, bool]:
+    """type_of, raising JAX's message when a Python int operand overflows the default int."""
+    if type(x) is int:
+        bound = 2 ** 63 if dtypes.default_int_dtype() == dtypes.int64 else 2 ** 31
+        if not -bound <= x < bound:
+            path = _ARG_NAMES[position] if position < len(_ARG_NAMES) else f"args[{position}]"
+            raise OverflowError(
+                "An overflow was encountered while parsing an argument to a jitted "
+                f"computation, whose argument path is {path}. Got {type(x)} with value {x}")
+    return type_of(x)
 
 
 def promote_dtypes_inexact(*args: Any) -> list[Any]:
@@ -77,10 +92,10 @@ def promote_dtypes_inexact(*args: Any) -> list[Any]:
 
 
 def promote_dtypes_numeric(*args: Any) -> list[Any]:
-    """Like promote_dtypes, but bool becomes int (for arithmetic that bool does not support)."""
+    """Like promote_dtypes, but bool becomes int32 (even under x64, as in JAX)."""
     dtype, weak = dtypes.promote([type_of(a) for a in args])
     if dtype == dtypes.bool_:
-        dtype = dtypes.default_int_dtype()
+        dtype = dtypes.int32
     return [convert(a, dtype, weak) for a in args]
 
 
@@ -127,11 +142,7 @@ def broadcast_to(x: Any, shape: Sequence[int]) -> Any:
     if nlead < 0 or any(o not in (1, n) for o, n in zip(old, shape[nlead:])):
         raise ValueError(f"Incompatible shapes for broadcasting: {old} and requested shape "
                          f"{shape}")
-    squeeze = tuple(i for i, (o, n) in enumerate(zip(old, shape[nlead:])) if o == 1 and n != 1)
-    if squeeze:
-        x = shp.squeeze(x, squeeze)
-    kept = tuple(nlead + i for i, o in enumerate(old) if i not in squeeze)
-    return shp.broadcast_in_dim(x, shape, kept)
+    return shp.broadcast_in_dim(x, shape, tuple(range(nlead, len(shape))))
 
 
 def canonicalize_axis(axis: int, ndim: int) -> int:

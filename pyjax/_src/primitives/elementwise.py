@@ -124,7 +124,16 @@ lgamma_p = unop("lgamma", _errstate(sps.gammaln), (FLOAT,))
 digamma_p = unop("digamma", _errstate(sps.digamma), (FLOAT,))
 real_p = unop("real", np.real, (COMPLEX,), out_dtype=_real_dtype)
 imag_p = unop("imag", np.imag, (COMPLEX,), out_dtype=_real_dtype)
-conj_p = unop("conj", np.conj, (COMPLEX, FLOAT))
+
+
+def _conj_abstract(x: ShapedArray, *, input_dtype: np.dtype) -> ShapedArray:
+    check_kinds("conj", (COMPLEX, FLOAT), x)
+    dtype = x.dtype if dtypes.is_complex(x.dtype) else (
+        dtypes.complex128 if x.dtype == dtypes.float64 else dtypes.complex64)
+    return ShapedArray(x.shape, dtype, x.weak_type)
+
+
+conj_p = make_primitive("conj", lambda x, *, input_dtype: np.conj(x), _conj_abstract)
 population_count_p = unop("population_count", _population_count, (INT, UINT))
 clz_p = unop("clz", _clz, (INT, UINT))
 
@@ -395,12 +404,17 @@ eq, ne, lt, le, gt, ge = map(_binary, (eq_p, ne_p, lt_p, le_p, gt_p, ge_p))
 complex = _binary(complex_p)  # noqa: A001
 (neg, sign, floor, ceil, is_finite, exp, exp2, log, log1p, expm1, tanh, logistic, sin, cos, tan,
  asin, acos, atan, sinh, cosh, asinh, acosh, atanh, sqrt, rsqrt, cbrt, abs, bitwise_not, square,
- erf, erfc, erf_inv, lgamma, digamma, real, imag, conj, population_count, clz) = map(  # noqa: A001
+ erf, erfc, erf_inv, lgamma, digamma, real, imag, population_count, clz) = map(  # noqa: A001
     _unary, (neg_p, sign_p, floor_p, ceil_p, is_finite_p, exp_p, exp2_p, log_p, log1p_p,
              expm1_p, tanh_p, logistic_p, sin_p, cos_p, tan_p, asin_p, acos_p, atan_p, sinh_p,
              cosh_p, asinh_p, acosh_p, atanh_p, sqrt_p, rsqrt_p, cbrt_p, abs_p, not_p, square_p,
-             erf_p, erfc_p, erf_inv_p, lgamma_p, digamma_p, real_p, imag_p, conj_p,
+             erf_p, erfc_p, erf_inv_p, lgamma_p, digamma_p, real_p, imag_p,
              population_count_p, clz_p))
+
+
+def conj(x: Any) -> Any:
+    """Elementwise complex conjugate (real inputs become complex)."""
+    return conj_p.bind(x, input_dtype=dtypes.dtype_and_weak(x)[0])
 
 
 def round(x: Any, rounding_method: int = 0) -> Any:  # noqa: A001

@@ -1,7 +1,7 @@
 """More lax operations used by jnp: bitcast_convert_type, stop_gradient, copy, the cumulative
 reductions (cumsum, cumprod, cummax, cummin, cumlogsumexp), sort and split; and lax-level
 helpers that bind existing primitives (full, full_like, tile, slice_in_dim, index_in_dim,
-broadcast_shapes, broadcast_to, broadcast_to_rank, asarray).
+broadcast_shapes, broadcast_to, asarray).
 """
 from __future__ import annotations
 
@@ -28,9 +28,8 @@ def _canonical_axis(axis: int, ndim: int) -> int:
 # -- bitcast_convert_type ---------------------------------------------------------------------
 
 def _bitcast_abstract(x: ShapedArray, *, new_dtype: np.dtype) -> ShapedArray:
-    special = (dtypes.bool_,)
-    if (x.dtype in special or dtypes.is_complex(x.dtype) or new_dtype in special
-            or dtypes.is_complex(new_dtype)) and x.dtype != new_dtype:
+    if x.dtype != new_dtype and any(d == dtypes.bool_ or dtypes.is_complex(d)
+                                    for d in (x.dtype, new_dtype)):
         raise TypeError("lax.bitcast_convert_type does not support bool or complex values "
                         "unless the operand and destination types match. Got operand "
                         f"dtype={x.dtype}, new_dtype={new_dtype}. Consider using the arr.view() "
@@ -134,11 +133,14 @@ def _sort_abstract(*avals: ShapedArray, dimension: int, is_stable: bool, num_key
     return list(avals)
 
 
+def _sort_key(x: np.ndarray) -> np.ndarray:
+    """x as NumPy can order it: ml_dtypes floats (bfloat16, float8) compare as float32."""
+    return x.astype(np.float32) if dtypes.is_float(x.dtype) and x.dtype.kind == "V" else x
+
+
 def _sort_impl(*xs: np.ndarray, dimension: int, is_stable: bool, num_keys: int) -> list:
     """Stable sort (NaNs last, -0.0 equal to 0.0, as JAX canonicalises them)."""
-    if len(xs) == 1:
-        return [np.sort(xs[0], axis=dimension, kind="stable")]
-    keys = [np.moveaxis(x, dimension, -1) for x in xs[:num_keys]]
+    keys = [np.moveaxis(_sort_key(x), dimension, -1) for x in xs[:num_keys]]
     order = np.lexsort(keys[::-1], axis=-1)  # lexsort's primary key is its last
     order = np.moveaxis(order, -1, dimension)
     return [np.take_along_axis(x, order, axis=dimension) for x in xs]
@@ -212,6 +214,9 @@ def asarray(x: Any) -> Any:
     return ArrayImpl(buf, weak)
 
 
+_PY_SCALARS = (bool, int, float, complex)
+
+
 def _is_weak(x: Any) -> bool:
     aval = getattr(x, "aval", None)
     return aval.weak_type if aval is not None else type(x) in (int, float, complex)
@@ -220,6 +225,9 @@ def _is_weak(x: Any) -> bool:
 def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
     """An array of `shape` filled with the scalar `fill_value` (weak when it is)."""
     shape = tuple(int(d) for d in shape)
+    if any(d < 0 for d in shape):
+        raise TypeError("broadcast_in_dim shape must have every element be nonnegative, got "
+                        f"{shape}.")
     if np.shape(fill_value):
         raise TypeError("full must be called with scalar fill_value, got fill_value.shape "
                         f"{np.shape(fill_value)}.")
@@ -227,8 +235,11 @@ def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
         fill_dtype, weak = dtypes.dtype_and_weak(fill_value)
     else:
         fill_dtype, weak = dtypes.check_user_dtype(dtype), False
-    fill = ew.convert_element_type(fill_value, fill_dtype, weak)
-    return shp.broadcast(fill, shape) if shape else fill
+    if type(fill_value) in _PY_SCALARS:  # a constant: converted now (ints wrap, as in JAX)
+        fill = ArrayImpl(np.asarray(fill_value).astype(fill_dtype), weak)
+    else:
+        fill = ew.convert_element_type(fill_value, fill_dtype, weak)
+    return shp.broadcast_in_dim(fill, shape, ()) if shape else fill
 
 
 def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> Any:
@@ -280,12 +291,6 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
     except ValueError:
         raise ValueError("Incompatible shapes for broadcasting: shapes="
                          f"{[tuple(s) for s in shapes]}") from None
-
-
-def broadcast_to_rank(x: Any, rank: int) -> Any:
-    """`x` with leading size-1 axes up to `rank`."""
-    ndim = np.ndim(x)
-    return asarray(x) if ndim == rank else shp.broadcast(x, (1,) * (rank - ndim))
 
 
 def broadcast_to(x: Any, shape: Sequence[int]) -> Any:

@@ -19,7 +19,7 @@ import numpy as np
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import Jaxpr, eval_jaxpr
-from pyjax._src.core.trace import Tracer, use_trace
+from pyjax._src.core.trace import use_trace
 from pyjax._src.primitives import elementwise as ew
 from pyjax._src.primitives._rules import make_primitive
 
@@ -102,7 +102,8 @@ def _start_matrix(rank: int, indices: np.ndarray, index_map: Sequence[int],
 def _window_positions(starts: np.ndarray, window_dims: Sequence[int],
                       window_sizes: Sequence[int]) -> tuple[np.ndarray, ...]:
     """Per operand dimension, the (B, W) coordinates of every element of every window."""
-    offsets = np.indices(tuple(window_sizes)).reshape(len(window_sizes), -1)
+    size = math.prod(window_sizes)
+    offsets = np.indices(tuple(window_sizes)).reshape(len(window_sizes), size)
     positions = []
     for d in range(starts.shape[1]):
         column = starts[:, d:d + 1]
@@ -122,15 +123,36 @@ def _cast_scalar(value: Any, dtype: np.dtype) -> np.ndarray:
 # gather
 # ---------------------------------------------------------------------------------------------
 
+def _single_axis(rank: int, index_map: Sequence[int], dropped: Sequence[int],
+                 operand_batching: Sequence[int], window_dims: Sequence[int], nbatch: int,
+                 window_sizes: Sequence[int], shape: tuple) -> int | None:
+    """The axis k when a gather/scatter indexes only axis k with full windows on every other
+    axis, laid out as np.take(operand, indices, axis=k) lays them (else None)."""
+    if len(index_map) != 1 or tuple(dropped) != tuple(index_map) or operand_batching:
+        return None
+    k = index_map[0]
+    expected = tuple(range(k)) + tuple(range(k + nbatch, rank - 1 + nbatch))
+    full = tuple(shape[d] for d in range(rank) if d != k)
+    if tuple(window_dims) != expected or tuple(window_sizes) != full:
+        return None
+    return k
+
+
 def _gather_impl(operand: np.ndarray, indices: np.ndarray, *, dimension_numbers: Any,
                  slice_sizes: tuple, unique_indices: bool, indices_are_sorted: bool,
                  mode: Any, fill_value: Any) -> np.ndarray:
+    """XLA gather on buffers: clamped window starts; FILL_OR_DROP fills windows out of bounds."""
     dn = dimension_numbers
     rank = operand.ndim
     batch_shape = indices.shape[:-1]
     dropped = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
     window_dims = [d for d in range(rank) if d not in dropped]
     window_sizes = [slice_sizes[d] for d in window_dims]
+    axis = _single_axis(rank, dn.start_index_map, dn.collapsed_slice_dims,
+                        dn.operand_batching_dims, dn.offset_dims, len(batch_shape),
+                        window_sizes, operand.shape)
+    if axis is not None and operand.shape[axis] and operand.size:
+        return _take_impl(operand, indices[..., 0], axis, mode, fill_value)
     starts = _start_matrix(rank, indices, dn.start_index_map, dn.operand_batching_dims,
                            dn.start_indices_batching_dims)
     upper = np.array([operand.shape[d] - slice_sizes[d] for d in range(rank)], np.int64)
@@ -151,17 +173,34 @@ def _gather_impl(operand: np.ndarray, indices: np.ndarray, *, dimension_numbers:
     return np.moveaxis(out, list(range(nb, nb + len(window_sizes))), list(dn.offset_dims))
 
 
+def _take_impl(operand: np.ndarray, idx: np.ndarray, axis: int, mode: Any,
+               fill_value: Any) -> np.ndarray:
+    """The single-axis gather: np.take with clamped indices, filled where out of bounds."""
+    idx = _as_int64(idx)
+    n = operand.shape[axis]
+    out = np.take(operand, np.clip(idx, 0, n - 1), axis=axis)
+    if mode == GatherScatterMode.FILL_OR_DROP:
+        valid = (idx >= 0) & (idx < n)
+        if not valid.all():
+            shape = (1,) * axis + idx.shape + (1,) * (operand.ndim - axis - 1)
+            out = np.where(valid.reshape(shape), out, _cast_scalar(fill_value, operand.dtype))
+    return out
+
+
 def _check_sorted(dims: Sequence[int], op: str, name: str) -> None:
+    """Dimension lists that must be ascending."""
     if any(dims[i] < dims[i - 1] for i in range(1, len(dims))):
         raise TypeError(f"{name} in {op} op must be sorted; got {dims}")
 
 
 def _check_no_duplicates(dims: Sequence[int], op: str, name: str) -> None:
+    """Dimension lists that must not repeat."""
     if len(set(dims)) != len(dims):
         raise TypeError(f"{name} in {op} op must not repeat; got: {dims}.")
 
 
 def _check_in_range(dims: Sequence[int], rank: int, op: str, name: str) -> None:
+    """Every dim in [0, rank)."""
     for dim in dims:
         if dim < 0 or dim >= rank:
             raise TypeError(f"Invalid {name} set in {op} op; valid range is [0, {rank}); "
@@ -169,6 +208,7 @@ def _check_in_range(dims: Sequence[int], rank: int, op: str, name: str) -> None:
 
 
 def _check_sorted_in_range(dims: Sequence[int], rank: int, op: str, name: str) -> None:
+    """A sorted dim list in [0, rank) (checking its ends, as XLA does)."""
     if not dims:
         return
     bad = dims[0] if dims[0] < 0 else dims[-1] if dims[-1] >= rank else None
@@ -178,33 +218,51 @@ def _check_sorted_in_range(dims: Sequence[int], rank: int, op: str, name: str) -
 
 
 def _check_disjoint(a: Sequence[int], b: Sequence[int], op: str, na: str, nb: str) -> None:
+    """Two dim lists that must not share a dim."""
     if not set(a).isdisjoint(set(b)):
         raise TypeError(f"{na} and {nb} in {op} op must be disjoint; got: {a} and {b}.")
 
 
-def _check_batching(operand: ShapedArray, indices: ShapedArray, operand_dims: Sequence[int],
-                    indices_dims: Sequence[int], op: str, Op: str, iname: str) -> None:
-    """Shared validation of operand/indices batching dims for gather and scatter."""
-    rank = operand.ndim
-    _check_no_duplicates(operand_dims, op, "operand_batching_dims")
-    _check_sorted(operand_dims, op, "operand_batching_dims")
-    _check_sorted_in_range(operand_dims, rank, op, "operand_batching_dims")
-
-
-def _gather_shape(operand: ShapedArray, indices: ShapedArray, dn: Any,
-                  slice_sizes: tuple) -> tuple[int, ...]:
-    """JAX's gather shape rule: validate the dimension numbers, return the output shape."""
-    offset_dims, collapsed = tuple(dn.offset_dims), tuple(dn.collapsed_slice_dims)
-    obd, sibd = tuple(dn.operand_batching_dims), tuple(dn.start_indices_batching_dims)
-    sim = tuple(dn.start_index_map)
-    rank, irank = operand.ndim, indices.ndim
-    ivd = irank - 1
+def _check_leaf_dim(indices: ShapedArray, op: str) -> int:
+    """The index vector dimension (always the last one); indices must have rank >= 1."""
+    ivd = indices.ndim - 1
     if ivd < 0:
-        raise TypeError(f"Gather index leaf dimension must be within [0, rank(indices) + 1). "
-                        f"rank(indices) is {irank} and gather index leaf dimension is {ivd}.")
+        raise TypeError(f"{op.capitalize()} index leaf dimension must be within [0, "
+                        f"rank(indices) + 1). rank(indices) is {indices.ndim} and {op} index "
+                        f"leaf dimension is {ivd}.")
+    return ivd
+
+
+def _check_indices_batching(operand: ShapedArray, indices: ShapedArray, obd: tuple, ibd: tuple,
+                            op: str, iname: str) -> tuple[int, ...]:
+    """The indices batching dims must be valid and match the operand's; returns their sizes."""
+    Op = op.capitalize()  # noqa: N806 - the capitalised op name, as in the messages
+    _check_no_duplicates(ibd, op, iname)
+    _check_in_range(ibd, indices.ndim, op, iname)
+    if indices.ndim - 1 in ibd:
+        raise TypeError(f"{Op} op cannot have the index vector dimension as a batching "
+                        f"dimension; got {ibd}.")
+    if len(obd) != len(ibd):
+        sep = "" if op == "gather" else " "
+        raise TypeError(f"{Op} op requires equal numbers of operand_batching_dims and "
+                        f"{iname}, got {obd} and{sep}{ibd}.")
+    operand_batch = tuple(operand.shape[i] for i in obd)
+    indices_batch = tuple(indices.shape[i] for i in ibd)
+    if operand_batch != indices_batch:
+        raise TypeError(f"{Op} op requires operand batching dimensions and indices batching "
+                        f"dimensions to have the same shape, got {operand_batch} and "
+                        f"{indices_batch}.")
+    return operand_batch
+
+
+def _check_gather_dims(operand: ShapedArray, indices: ShapedArray, dn: Any) -> None:
+    """XLA's ValidateGatherDimensions, with JAX's messages."""
+    offset_dims, collapsed = tuple(dn.offset_dims), tuple(dn.collapsed_slice_dims)
+    obd, sim = tuple(dn.operand_batching_dims), tuple(dn.start_index_map)
+    rank, ivd = operand.ndim, _check_leaf_dim(indices, "gather")
     _check_sorted(offset_dims, "gather", "offset_dims")
     _check_no_duplicates(offset_dims, "gather", "offset_dims")
-    out_rank = len(offset_dims) + irank - 1
+    out_rank = len(offset_dims) + indices.ndim - 1
     for i, d in enumerate(offset_dims):
         if d < 0 or d >= out_rank:
             raise TypeError(f"Offset dimension {i} in gather op is out of bounds; got {d}, but "
@@ -225,34 +283,29 @@ def _gather_shape(operand: ShapedArray, indices: ShapedArray, dn: Any,
     _check_sorted_in_range(obd, rank, "gather", "operand_batching_dims")
     _check_disjoint(collapsed, obd, "gather", "collapsed_slice_dims", "operand_batching_dims")
     _check_disjoint(sim, obd, "gather", "start_index_map", "operand_batching_dims")
-    _check_no_duplicates(sibd, "gather", "start_indices_batching_dims")
-    _check_in_range(sibd, irank, "gather", "start_indices_batching_dims")
-    if ivd in sibd:
-        raise TypeError("Gather op cannot have the index vector dimension as a batching "
-                        f"dimension; got {sibd}.")
-    if len(obd) != len(sibd):
-        raise TypeError("Gather op requires equal numbers of operand_batching_dims and "
-                        f"start_indices_batching_dims, got {obd} and{sibd}.")
-    operand_batch = tuple(operand.shape[i] for i in obd)
-    indices_batch = tuple(indices.shape[i] for i in sibd)
-    if operand_batch != indices_batch:
-        raise TypeError("Gather op requires operand batching dimensions and indices batching "
-                        f"dimensions to have the same shape, got {operand_batch} and "
-                        f"{indices_batch}.")
-    if rank != len(slice_sizes):
+    _check_indices_batching(operand, indices, obd, tuple(dn.start_indices_batching_dims),
+                            "gather", "start_indices_batching_dims")
+
+
+def _check_slice_sizes(operand: ShapedArray, indices: ShapedArray, dn: Any,
+                       slice_sizes: tuple) -> None:
+    """One slice size per operand dim, within the operand; collapsed/batching dims of size 1."""
+    offset_dims, collapsed = tuple(dn.offset_dims), tuple(dn.collapsed_slice_dims)
+    obd = tuple(dn.operand_batching_dims)
+    if operand.ndim != len(slice_sizes):
         raise TypeError(f"Gather op must have one slice size for every input dimension; got: "
-                        f"len(slice_sizes)={len(slice_sizes)}, input_shape.rank={rank}")
+                        f"len(slice_sizes)={len(slice_sizes)}, input_shape.rank={operand.ndim}")
     if len(slice_sizes) != len(offset_dims) + len(collapsed) + len(obd):
         raise TypeError("All components of the offset index in a gather op must either be a "
                         f"offset dimension or explicitly collapsed/batching; got "
                         f"len(slice_sizes)={len(slice_sizes)}, output_slice_sizes="
                         f"{offset_dims}, collapsed_slice_dims={collapsed}, "
                         f"operand_batching_dims={obd}.")
-    indices_empty = 0 in indices.shape
-    for i, size in enumerate(slice_sizes):
-        if not indices_empty and not 0 <= size <= operand.shape[i]:
-            raise TypeError(f"Slice size at index {i} in gather op is out of range, must be "
-                            f"within [0, {operand.shape[i]} + 1), got {size}.")
+    if 0 not in indices.shape:
+        for i, size in enumerate(slice_sizes):
+            if not 0 <= size <= operand.shape[i]:
+                raise TypeError(f"Slice size at index {i} in gather op is out of range, must "
+                                f"be within [0, {operand.shape[i]} + 1), got {size}.")
     for i, d in enumerate(collapsed):
         if slice_sizes[d] != 1:
             raise TypeError(f"Gather op can only collapse slice dims with bound 1, but bound "
@@ -261,14 +314,24 @@ def _gather_shape(operand: ShapedArray, indices: ShapedArray, dn: Any,
         if slice_sizes[d] > 1:
             raise TypeError(f"Gather op can only have operand batching dims with bound 0/1, "
                             f"but bound is {slice_sizes[d]} for index {d} at position {i}.")
+
+
+def _gather_shape(operand: ShapedArray, indices: ShapedArray, dn: Any,
+                  slice_sizes: tuple) -> tuple[int, ...]:
+    """JAX's gather shape rule: validate the dimension numbers, return the output shape."""
+    _check_gather_dims(operand, indices, dn)
+    _check_slice_sizes(operand, indices, dn, slice_sizes)
+    dropped = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
     batch = iter(indices.shape[:-1])
-    window = iter(s for i, s in enumerate(slice_sizes) if i not in collapsed and i not in obd)
-    return tuple(next(window) if i in offset_dims else next(batch) for i in range(out_rank))
+    window = iter(s for i, s in enumerate(slice_sizes) if i not in dropped)
+    out_rank = len(dn.offset_dims) + indices.ndim - 1
+    return tuple(next(window) if i in dn.offset_dims else next(batch) for i in range(out_rank))
 
 
 def _gather_abstract(operand: ShapedArray, indices: ShapedArray, *, dimension_numbers: Any,
                      slice_sizes: tuple, unique_indices: bool, indices_are_sorted: bool,
                      mode: Any, fill_value: Any) -> ShapedArray:
+    """Output aval of gather (weak when the operand is)."""
     shape = _gather_shape(operand, indices, dimension_numbers, slice_sizes)
     if not dtypes.is_integer(indices.dtype):
         raise ValueError("indices must have an integer type")
@@ -292,6 +355,7 @@ def _default_fill(dtype: np.dtype) -> Any:
 
 
 def _dtype_of(x: Any) -> np.dtype:
+    """The (canonical) dtype of an array, tracer or Python scalar."""
     return dtypes.dtype_and_weak(x)[0]
 
 
@@ -349,9 +413,15 @@ def _make_scatter_impl(ufunc: Any) -> Callable[..., np.ndarray]:
     def impl(operand: np.ndarray, indices: np.ndarray, updates: np.ndarray, *,
              dimension_numbers: Any, indices_are_sorted: bool, unique_indices: bool,
              mode: Any, update_jaxpr: Any, update_consts: Any) -> np.ndarray:
+        """XLA scatter on buffers (a copy of operand with the windows combined in)."""
         out = np.array(operand, copy=True)
         if out.size == 0 or updates.size == 0:
             return out
+        if ufunc is not None or update_jaxpr is None:
+            axis = _scatter_single_axis(operand, indices, updates, dimension_numbers)
+            if axis is not None:
+                _scatter_along_axis(out, indices[..., 0], updates, axis, mode, ufunc)
+                return out
         positions, flat = _scatter_windows(operand, indices, updates, dimension_numbers, mode)
         if flat.size == 0:
             return out
@@ -363,6 +433,39 @@ def _make_scatter_impl(ufunc: Any) -> Callable[..., np.ndarray]:
             _apply_update_jaxpr(out, positions, flat, update_jaxpr, update_consts)
         return out
     return impl
+
+
+def _scatter_single_axis(operand: np.ndarray, indices: np.ndarray, updates: np.ndarray,
+                         dn: Any) -> int | None:
+    """The axis k when the scatter updates whole slices along axis k only (else None)."""
+    rank, nb = operand.ndim, indices.ndim - 1
+    dropped = list(dn.inserted_window_dims)
+    window_sizes = [updates.shape[d] for d in dn.update_window_dims]
+    return _single_axis(rank, dn.scatter_dims_to_operand_dims, dropped, dn.operand_batching_dims,
+                        dn.update_window_dims, nb, window_sizes, operand.shape)
+
+
+def _scatter_along_axis(out: np.ndarray, idx: np.ndarray, updates: np.ndarray, axis: int,
+                        mode: Any, ufunc: Any) -> None:
+    """Combine whole slices along `axis` in place: clamped (CLIP) or dropped out of bounds."""
+    n = out.shape[axis]
+    idx = _as_int64(idx)
+    if mode == GatherScatterMode.CLIP:
+        idx = np.clip(idx, 0, n - 1)
+    else:
+        valid = (idx >= 0) & (idx < n)
+        if not valid.all():
+            nb = idx.ndim
+            moved = np.moveaxis(updates, list(range(axis, axis + nb)), list(range(nb)))
+            updates = np.moveaxis(moved[valid], 0, axis)
+            idx = idx[valid]
+    key = (slice(None),) * axis + (idx,)
+    if ufunc is None:
+        out[key] = updates
+    elif np.unique(idx).size == idx.size:
+        out[key] = ufunc(out[key], updates)
+    else:
+        ufunc.at(out, key, updates)
 
 
 def _apply_update_jaxpr(out: np.ndarray, positions: tuple, flat: np.ndarray, jaxpr: Jaxpr,
@@ -388,40 +491,38 @@ def _eval_update(jaxpr: Jaxpr, consts: Any, old: np.ndarray, new: np.ndarray,
     """The scalar update computation applied elementwise (vectorised when it allows)."""
     from pyjax._src.core.array import ArrayImpl
     weak = [v.aval.weak_type for v in jaxpr.invars]
+
+    def run(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """The computation on two buffers."""
+        out = eval_jaxpr(jaxpr, list(consts), ArrayImpl(a, weak[0]), ArrayImpl(b, weak[1]))[0]
+        return np.asarray(getattr(out, "_buf", out))
+
     with use_trace(None):
         try:
-            result = eval_jaxpr(jaxpr, list(consts), ArrayImpl(old, weak[0]),
-                                ArrayImpl(new, weak[1]))[0]
-            buf = np.asarray(result._buf)
+            buf = run(old, new)
             if buf.shape == old.shape:
                 return buf.astype(dtype, copy=False)
         except Exception:  # noqa: BLE001 - not elementwise: fall back to one call per element
             pass
-        return np.array([np.asarray(eval_jaxpr(jaxpr, list(consts), ArrayImpl(o, weak[0]),
-                                               ArrayImpl(n, weak[1]))[0]._buf)
-                         for o, n in zip(old, new)], dtype).reshape(old.shape)
+        return np.array([run(o, n) for o, n in zip(old, new)], dtype).reshape(old.shape)
 
 
 def _updates_batching_dims(indices_batching: Sequence[int], update_window_dims: Sequence[int],
                            index_vector_dim: int, updates_rank: int) -> tuple[int, ...]:
+    """Positions in `updates` of the indices batching dims."""
     scatter_dim_in_updates: list[int | None] = list(range(index_vector_dim))
     for i in update_window_dims:
         scatter_dim_in_updates.insert(i, None)
     return tuple(scatter_dim_in_updates.index(i) for i in indices_batching)
 
 
-def _scatter_shape(operand: ShapedArray, indices: ShapedArray, updates: ShapedArray,
-                   dn: Any) -> tuple[int, ...]:
-    """JAX's scatter shape rule: validate the dimension numbers, return the operand shape."""
+def _check_scatter_dims(operand: ShapedArray, indices: ShapedArray, updates: ShapedArray,
+                        dn: Any) -> None:
+    """XLA's scatter dimension-number validation, with JAX's messages."""
     uwd, iwd = tuple(dn.update_window_dims), tuple(dn.inserted_window_dims)
     obd, sibd = tuple(dn.operand_batching_dims), tuple(dn.scatter_indices_batching_dims)
-    sdod = tuple(dn.scatter_dims_to_operand_dims)
-    rank, irank = operand.ndim, indices.ndim
-    ivd = irank - 1
-    if ivd < 0:
-        raise TypeError(f"Scatter index leaf dimension must be within [0, rank(indices) + 1). "
-                        f"rank(indices) is {irank} and scatter index leaf dimension is {ivd}.")
-    expected_rank = irank - 1 + len(uwd)
+    rank, ivd = operand.ndim, _check_leaf_dim(indices, "scatter")
+    expected_rank = indices.ndim - 1 + len(uwd)
     if updates.ndim != expected_rank:
         raise TypeError(f"Updates tensor must be of rank {expected_rank}; got {updates.ndim}.")
     _check_sorted(uwd, "scatter", "update_window_dims")
@@ -434,28 +535,24 @@ def _scatter_shape(operand: ShapedArray, indices: ShapedArray, updates: ShapedAr
     _check_no_duplicates(obd, "scatter", "operand_batching_dims")
     _check_sorted_in_range(obd, rank, "scatter", "operand_batching_dims")
     _check_disjoint(iwd, obd, "scatter", "inserted_window_dims", "operand_batching_dims")
-    _check_disjoint(sdod, obd, "scatter", "scatter_dims_to_operand_dims",
-                    "operand_batching_dims")
-    _check_no_duplicates(sibd, "scatter", "scatter_indices_batching_dims")
-    _check_in_range(sibd, irank, "scatter", "scatter_indices_batching_dims")
-    if ivd in sibd:
-        raise TypeError("Scatter op cannot have the index vector dimension as a batching "
-                        f"dimension; got {sibd}.")
-    if len(obd) != len(sibd):
-        raise TypeError("Scatter op requires equal numbers of operand_batching_dims and "
-                        f"scatter_indices_batching_dims, got {obd} and {sibd}.")
-    operand_batch = tuple(operand.shape[i] for i in obd)
-    indices_batch = tuple(indices.shape[i] for i in sibd)
-    if operand_batch != indices_batch:
-        raise TypeError("Scatter op requires operand batching dimensions and indices batching "
-                        f"dimensions to have the same shape, got {operand_batch} and "
-                        f"{indices_batch}.")
+    _check_disjoint(tuple(dn.scatter_dims_to_operand_dims), obd, "scatter",
+                    "scatter_dims_to_operand_dims", "operand_batching_dims")
+    operand_batch = _check_indices_batching(operand, indices, obd, sibd, "scatter",
+                                            "scatter_indices_batching_dims")
     ubd = _updates_batching_dims(sibd, uwd, ivd, updates.ndim)
     updates_batch = tuple(updates.shape[i] for i in ubd)
     if operand_batch != updates_batch:
         raise TypeError("Scatter op requires operand batching dimensions and updates batching "
                         f"dimensions to have the same shape, got {operand_batch} and "
                         f"{updates_batch}.")
+
+
+def _check_scatter_window(operand: ShapedArray, indices: ShapedArray, updates: ShapedArray,
+                          dn: Any) -> None:
+    """Window rank, index map and the bounds of the updates' window and scatter dims."""
+    uwd, iwd = tuple(dn.update_window_dims), tuple(dn.inserted_window_dims)
+    obd, sdod = tuple(dn.operand_batching_dims), tuple(dn.scatter_dims_to_operand_dims)
+    rank, ivd = operand.ndim, indices.ndim - 1
     window = len(uwd) + len(iwd) + len(obd)
     if rank != window:
         raise TypeError(f"Scatter op has window of size {window}; doesn't match operand of "
@@ -486,12 +583,20 @@ def _scatter_shape(operand: ShapedArray, indices: ShapedArray, updates: ShapedAr
                             f"scatter dimension {i}, updates bound is {updates.shape[i]}, "
                             f"indices bound is {indices.shape[seen]}.")
         seen += 1
+
+
+def _scatter_shape(operand: ShapedArray, indices: ShapedArray, updates: ShapedArray,
+                   dn: Any) -> tuple[int, ...]:
+    """JAX's scatter shape rule: validate the dimension numbers, return the operand shape."""
+    _check_scatter_dims(operand, indices, updates, dn)
+    _check_scatter_window(operand, indices, updates, dn)
     return operand.shape
 
 
 def _scatter_abstract(operand: ShapedArray, indices: ShapedArray, updates: ShapedArray, *,
                       dimension_numbers: Any, indices_are_sorted: bool, unique_indices: bool,
                       mode: Any, update_jaxpr: Any, update_consts: Any) -> ShapedArray:
+    """Output aval of every scatter: the operand's."""
     shape = _scatter_shape(operand, indices, updates, dimension_numbers)
     if not dtypes.is_integer(indices.dtype):
         raise ValueError("indices must have an integer type")
@@ -509,22 +614,27 @@ scatter_min_p = make_primitive("scatter-min", _make_scatter_impl(np.minimum), _s
 scatter_max_p = make_primitive("scatter-max", _make_scatter_impl(np.maximum), _scatter_abstract)
 
 
-@functools.lru_cache(maxsize=None)
-def _reduction_jaxpr(combine: Callable, aval: ShapedArray) -> Jaxpr:
-    """The scalar update computation `combine(x, y)` as a jaxpr (one per function and aval,
-    so repeated scatters share it, as JAX's cached reduction jaxprs are)."""
+@functools.lru_cache(maxsize=512)
+def _reduction_jaxpr(combine: Callable, aval: ShapedArray) -> tuple[Jaxpr, tuple]:
+    """The scalar update computation `combine(x, y)` as (jaxpr, consts): one per function and
+    aval, so repeated scatters share it, as JAX's cached reduction jaxprs are."""
     from pyjax._src.transforms.staging import trace_to_jaxpr
-    return trace_to_jaxpr(lambda x, y: [combine(x, y)], [aval, aval]).jaxpr
+    closed = trace_to_jaxpr(lambda x, y: [combine(x, y)], [aval, aval])
+    return closed.jaxpr, tuple(closed.consts)
 
 
 def _scalar_aval(operand: Any) -> ShapedArray:
+    """The strong scalar aval of the update computation's arguments."""
     return ShapedArray((), _dtype_of(operand), False)
 
 
 def _bind_scatter(prim: Any, operand: Any, indices: Any, updates: Any, dimension_numbers: Any,
                   indices_are_sorted: bool, unique_indices: bool, mode: Any,
-                  update_jaxpr: Any) -> Any:
-    return prim.bind(operand, indices, updates, update_jaxpr=update_jaxpr, update_consts=(),
+                  update: tuple[Any, tuple]) -> Any:
+    """Bind a scatter primitive with JAX's params (`update` is (update_jaxpr, consts))."""
+    update_jaxpr, update_consts = update
+    return prim.bind(operand, indices, updates, update_jaxpr=update_jaxpr,
+                     update_consts=update_consts,
                      dimension_numbers=dimension_numbers, indices_are_sorted=indices_are_sorted,
                      unique_indices=unique_indices, mode=GatherScatterMode.from_any(mode))
 
@@ -534,16 +644,18 @@ def scatter(operand: Any, scatter_indices: Any, updates: Any,
             unique_indices: bool = False, mode: "str | GatherScatterMode | None" = None) -> Any:
     """XLA scatter that replaces operand windows with `updates`."""
     return _bind_scatter(scatter_p, operand, scatter_indices, updates, dimension_numbers,
-                         indices_are_sorted, unique_indices, mode, None)
+                         indices_are_sorted, unique_indices, mode, (None, ()))
 
 
 def _combining_scatter(prim: Any, combine: Callable, doc: str) -> Callable[..., Any]:
+    """The lax wrapper of a scatter that combines with `combine` (its update_jaxpr)."""
     def fn(operand: Any, scatter_indices: Any, updates: Any,
            dimension_numbers: ScatterDimensionNumbers, *, indices_are_sorted: bool = False,
            unique_indices: bool = False, mode: "str | GatherScatterMode | None" = None) -> Any:
-        jaxpr = _reduction_jaxpr(combine, _scalar_aval(operand))
+        """(replaced by `doc`)"""
+        update = _reduction_jaxpr(combine, _scalar_aval(operand))
         return _bind_scatter(prim, operand, scatter_indices, updates, dimension_numbers,
-                             indices_are_sorted, unique_indices, mode, jaxpr)
+                             indices_are_sorted, unique_indices, mode, update)
     fn.__name__ = prim.name.replace("-", "_")
     fn.__doc__ = doc
     return fn
@@ -570,9 +682,9 @@ def scatter_apply(operand: Any, scatter_indices: Any, func: Callable[[Any], Any]
         apply = _apply_cache.setdefault(func, apply)
     except TypeError:  # func is not weak-referenceable
         pass
-    jaxpr = _reduction_jaxpr(apply, ShapedArray((), dtype, weak))
+    update = _reduction_jaxpr(apply, ShapedArray((), dtype, weak))
     return _bind_scatter(scatter_p, operand, scatter_indices, unused, dimension_numbers,
-                         indices_are_sorted, unique_indices, mode, jaxpr)
+                         indices_are_sorted, unique_indices, mode, update)
 
 
 def _full(shape: tuple, value: Any, dtype: np.dtype, weak: bool = False) -> Any:
@@ -597,11 +709,13 @@ def _clamped_starts(shape: tuple, sizes: Sequence[int], starts: Sequence[np.ndar
 
 def _dynamic_slice_impl(operand: np.ndarray, *starts: np.ndarray, slice_sizes: tuple
                         ) -> np.ndarray:
+    """The window at the clamped start indices."""
     begin = _clamped_starts(operand.shape, slice_sizes, starts)
     return operand[tuple(slice(b, b + s) for b, s in zip(begin, slice_sizes))]
 
 
 def _check_index_dtypes(name: str, starts: Sequence[ShapedArray]) -> None:
+    """Start indices must be integers of one dtype."""
     if any(i.dtype != starts[0].dtype or not dtypes.is_integer(i.dtype) for i in starts):
         sep = ": " if name == "dynamic_slice" else " "
         raise TypeError(f"index arguments to {name} must be integers of the same type, got"
@@ -610,6 +724,7 @@ def _check_index_dtypes(name: str, starts: Sequence[ShapedArray]) -> None:
 
 def _dynamic_slice_abstract(operand: ShapedArray, *starts: ShapedArray, slice_sizes: tuple
                             ) -> ShapedArray:
+    """Output aval of dynamic_slice; JAX's shape and dtype errors."""
     if len(slice_sizes) != operand.ndim or not all(map(lambda a, b: a >= b, operand.shape,
                                                         slice_sizes)):
         raise TypeError("slice slice_sizes must be less than or equal to operand shape, got "
@@ -629,6 +744,7 @@ dynamic_slice_p = make_primitive("dynamic_slice", _dynamic_slice_impl, _dynamic_
 
 def _dynamic_update_slice_impl(operand: np.ndarray, update: np.ndarray, *starts: np.ndarray
                                ) -> np.ndarray:
+    """A copy of operand with the window at the clamped starts replaced."""
     begin = _clamped_starts(operand.shape, update.shape, starts)
     out = np.array(operand, copy=True)
     out[tuple(slice(b, b + s) for b, s in zip(begin, update.shape))] = update
@@ -637,6 +753,7 @@ def _dynamic_update_slice_impl(operand: np.ndarray, update: np.ndarray, *starts:
 
 def _dynamic_update_slice_abstract(operand: ShapedArray, update: ShapedArray,
                                    *starts: ShapedArray) -> ShapedArray:
+    """Output aval of dynamic_update_slice; JAX's shape and dtype errors."""
     if operand.ndim != update.ndim:
         raise TypeError("dynamic_update_slice update must have the same rank as operand, got "
                         f"update shape {update.shape} for operand shape {operand.shape}.")
@@ -663,6 +780,7 @@ dynamic_update_slice_p = make_primitive("dynamic_update_slice", _dynamic_update_
 
 
 def _is_static_int(i: Any) -> bool:
+    """A Python or NumPy integer (not bool)."""
     return isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_))
 
 
@@ -717,6 +835,7 @@ def dynamic_update_slice(operand: Any, update: Any, start_indices: Any, *,
 # ---------------------------------------------------------------------------------------------
 
 def _zero_like_index(index: Any) -> np.ndarray:
+    """A zero start index of `index`'s dtype."""
     return np.array(0, _dtype_of(index))
 
 
@@ -764,6 +883,7 @@ def dynamic_slice_in_dim(operand: Any, start_index: Any, slice_size: int, axis: 
 
 def _dynamic_index_in_dim(operand: Any, index: Any, axis: int = 0, keepdims: bool = True, *,
                           allow_negative_indices: bool = True) -> Any:
+    """operand[..., index] along `axis` for a (traced) index (jitted as JAX's is)."""
     from pyjax._src.primitives.shape import squeeze
     result = dynamic_slice_in_dim(operand, index, 1, axis,
                                   allow_negative_indices=allow_negative_indices)
@@ -784,6 +904,7 @@ def dynamic_update_slice_in_dim(operand: Any, update: Any, start_index: Any, axi
 
 def _dynamic_update_index_in_dim(operand: Any, update: Any, index: Any, axis: int, *,
                                  allow_negative_indices: bool = True) -> Any:
+    """operand with the slice at `index` along `axis` replaced (jitted as JAX's is)."""
     from pyjax._src.primitives.shape import expand_dims
     axis = int(axis)
     if np.ndim(update) != np.ndim(operand):

@@ -60,16 +60,28 @@ jit_p.pp_rule = _jit_pp_rule
 # Argument handling
 # ---------------------------------------------------------------------------------------------
 
+def _scalar_signatures(x64: bool) -> dict[type, tuple]:
+    ints, floats, complexes = ((dtypes.int64, dtypes.float64, dtypes.complex128) if x64 else
+                               (dtypes.int32, dtypes.float32, dtypes.complex64))
+    return {bool: ((), dtypes.bool_, False), int: ((), ints, True), float: ((), floats, True),
+            complex: ((), complexes, True)}
+
+
+_SCALAR_SIGNATURES = {False: _scalar_signatures(False), True: _scalar_signatures(True)}
+
+
 def _leaf_signature(x: Any) -> Any:
-    """The part of a leaf that decides whether a trace can be reused."""
+    """(shape, dtype, weak_type): the part of a leaf that decides whether a trace is reused.
+    Concrete arrays, scalars and tracers of one aval share a trace, as in JAX."""
     t = type(x)
     if t is ArrayImpl:
         buf = x._buf
         return (buf.shape, buf.dtype, x._weak)
     if t in dtypes.python_scalar_dtypes:
-        return t
+        return _SCALAR_SIGNATURES[config.x64][t]
     if isinstance(x, Tracer):
-        return x.aval
+        aval = x.aval
+        return (aval.shape, aval.dtype, aval.weak_type)
     if isinstance(x, (np.ndarray, np.generic)):
         return (x.shape, dtypes.canonicalize_dtype(x.dtype), False)
     if hasattr(x, "__jax_array__"):

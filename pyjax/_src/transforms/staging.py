@@ -77,16 +77,16 @@ def abstractify(x: Any) -> ShapedArray:
 class DynamicJaxprTracer(Tracer):
     """A tracer that is a variable of the jaxpr being built."""
 
-    __slots__ = ("var",)
+    __slots__ = ("jaxpr_var",)  # not `var`: that name is the jnp method
     tracer_name = "JitTracer"
 
     def __init__(self, trace: "StagingTrace", var: Var):
         self._trace = trace
-        self.var = var
+        self.jaxpr_var = var
 
     @property
     def aval(self) -> ShapedArray:
-        return self.var.aval
+        return self.jaxpr_var.aval
 
 
 class StagingTrace(Trace):
@@ -109,13 +109,15 @@ class StagingTrace(Trace):
     def to_atom(self, x: Any) -> Var | Literal:
         if isinstance(x, Tracer):
             if x._trace is self:
-                return x.var
+                return x.jaxpr_var
             check_alive(x)
             return self._constvar(x, x.aval)
         if type(x) is ArrayImpl:
             buf, weak = x._buf, x._weak
         else:
             buf, weak = to_buffer(x)
+            if type(x) in dtypes.python_scalar_dtypes:  # JAX prints the Python value itself
+                return Literal(x, ShapedArray((), buf.dtype, weak))
             x = ArrayImpl(buf, weak)
         aval = ShapedArray(buf.shape, buf.dtype, weak)
         if buf.ndim == 0:
@@ -177,7 +179,7 @@ class StagingTrace(Trace):
             return ""
         text = f"The error occurred while tracing the function {dbg.func_src_info()} for " \
                f"{dbg.traced_for}. "
-        positions = self._input_dependence(tracer.var) if isinstance(tracer, DynamicJaxprTracer) else []
+        positions = self._input_dependence(tracer.jaxpr_var) if isinstance(tracer, DynamicJaxprTracer) else []
         if positions:
             try:
                 all_names = dbg.arg_names()
