@@ -17,9 +17,9 @@ from pyjax._src.primitives.shape import (  # noqa: F401
 
 from pyjax._src.primitives.extra import (  # noqa: F401
     bitcast_convert_type, broadcast_shapes, cumlogsumexp, cummax, cummin, cumprod, cumsum, full,
-    full_like, index_in_dim, slice_in_dim, sort, sort_key_val, split, stop_gradient, tile)
+    full_like, sort, sort_key_val, split, stop_gradient, tile)
 from pyjax._src.primitives.indexing import (  # noqa: F401,E402
     GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, dynamic_index_in_dim,
     dynamic_slice, dynamic_slice_in_dim, dynamic_update_index_in_dim, dynamic_update_slice,
-    dynamic_update_slice_in_dim, gather, scatter, scatter_add, scatter_apply, scatter_max,
-    scatter_min, scatter_mul, scatter_sub)
+    dynamic_update_slice_in_dim, gather, index_in_dim, scatter, scatter_add, scatter_apply,
+    scatter_max, scatter_min, scatter_mul, scatter_sub, slice_in_dim)

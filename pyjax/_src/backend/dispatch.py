@@ -30,7 +30,12 @@ def scalar_buffer(x: Any) -> tuple[np.ndarray, bool]:
     """Buffer and weak flag for a Python scalar (bool is strong; int/float/complex are weak)."""
     t = type(x)
     if t is float:
-        return np.asarray(x, dtypes.float64 if config.x64 else dtypes.float32), True
+        if config.x64:
+            return np.asarray(x, dtypes.float64), True
+        if -3.4e38 < x < 3.4e38 or x != x:
+            return np.asarray(x, dtypes.float32), True
+        with np.errstate(over="ignore"):  # beyond float32's range: inf, silently, as in JAX
+            return np.asarray(x, dtypes.float32), True
     if t is int:
         return python_int_buffer(x, dtypes.int64 if config.x64 else dtypes.int32), True
     if t is bool:

@@ -996,67 +996,13 @@ class _IndexUpdateRef:
                               indices_are_sorted=indices_are_sorted,
                               unique_indices=unique_indices, mode=mode, normalize_indices=wrap)
 
-    def set(self, values: Any, *, indices_are_sorted: bool = False, unique_indices: bool = False,
-            mode: Any = None, wrap_negative_indices: bool = True) -> Any:
-        """x with x[idx] = values."""
-        return self._update(values, ix.scatter, None, indices_are_sorted, unique_indices, mode,
-                            wrap_negative_indices)
-
-    def add(self, values: Any, *, indices_are_sorted: bool = False, unique_indices: bool = False,
-            mode: Any = None, wrap_negative_indices: bool = True) -> Any:
-        """x with x[idx] += values (repeated indices accumulate)."""
-        return self._update(values, ix.scatter_add, np.add, indices_are_sorted, unique_indices,
-                            mode, wrap_negative_indices)
-
-    def subtract(self, values: Any, *, indices_are_sorted: bool = False,
-                 unique_indices: bool = False, mode: Any = None,
-                 wrap_negative_indices: bool = True) -> Any:
-        """x with x[idx] -= values."""
-        return self._update(values, ix.scatter_sub, np.subtract, indices_are_sorted,
-                            unique_indices, mode, wrap_negative_indices)
-
-    def multiply(self, values: Any, *, indices_are_sorted: bool = False,
-                 unique_indices: bool = False, mode: Any = None,
-                 wrap_negative_indices: bool = True) -> Any:
-        """x with x[idx] *= values."""
-        return self._update(values, ix.scatter_mul, np.multiply, indices_are_sorted,
-                            unique_indices, mode, wrap_negative_indices)
-
-    mul = multiply
-
-    def min(self, values: Any, *, indices_are_sorted: bool = False,
-            unique_indices: bool = False, mode: Any = None,
-            wrap_negative_indices: bool = True) -> Any:
-        """x with x[idx] = minimum(x[idx], values)."""
-        return self._update(values, ix.scatter_min, np.minimum, indices_are_sorted,
-                            unique_indices, mode, wrap_negative_indices)
-
-    def max(self, values: Any, *, indices_are_sorted: bool = False,
-            unique_indices: bool = False, mode: Any = None,
-            wrap_negative_indices: bool = True) -> Any:
-        """x with x[idx] = maximum(x[idx], values)."""
-        return self._update(values, ix.scatter_max, np.maximum, indices_are_sorted,
-                            unique_indices, mode, wrap_negative_indices)
-
-    def divide(self, values: Any, *, indices_are_sorted: bool = False,
-               unique_indices: bool = False, mode: Any = None,
-               wrap_negative_indices: bool = True) -> Any:
-        """x with x[idx] /= values (as x / ones.at[idx].multiply(values))."""
-        divisor = scatter_update(lnp.ones_like(self.array), self.index, values, ix.scatter_mul,
+    def _combined(self, values: Any, combine: Callable, indices_are_sorted: bool,
+                  unique_indices: bool, mode: Any, wrap: bool) -> Any:
+        """combine(x, ones.at[idx].multiply(values)): how JAX lowers divide and power."""
+        operand = scatter_update(lnp.ones_like(self.array), self.index, values, ix.scatter_mul,
                                  indices_are_sorted=indices_are_sorted,
-                                 unique_indices=unique_indices, mode=mode,
-                                 normalize_indices=wrap_negative_indices)
-        return uf.divide(self.array, divisor)
-
-    def power(self, values: Any, *, indices_are_sorted: bool = False,
-              unique_indices: bool = False, mode: Any = None,
-              wrap_negative_indices: bool = True) -> Any:
-        """x with x[idx] **= values (as x ** ones.at[idx].multiply(values))."""
-        exponent = scatter_update(lnp.ones_like(self.array), self.index, values, ix.scatter_mul,
-                                  indices_are_sorted=indices_are_sorted,
-                                  unique_indices=unique_indices, mode=mode,
-                                  normalize_indices=wrap_negative_indices)
-        return uf.power(self.array, exponent)
+                                 unique_indices=unique_indices, mode=mode, normalize_indices=wrap)
+        return combine(self.array, operand)
 
     def apply(self, func: Callable[[Any], Any], *, indices_are_sorted: bool = False,
               unique_indices: bool = False, mode: Any = None,
@@ -1070,6 +1016,45 @@ class _IndexUpdateRef:
                               indices_are_sorted=indices_are_sorted,
                               unique_indices=unique_indices, mode=mode,
                               normalize_indices=wrap_negative_indices)
+
+
+def _update_method(name: str, scatter_op: Callable | None, ufunc: Any, doc: str) -> Callable:
+    """An `.at[idx].<name>(values)` method lowering to `scatter_op` (NumPy `ufunc` fast path)."""
+    def method(self: _IndexUpdateRef, values: Any, *, indices_are_sorted: bool = False,
+               unique_indices: bool = False, mode: Any = None,
+               wrap_negative_indices: bool = True) -> Any:
+        return self._update(values, scatter_op, ufunc, indices_are_sorted, unique_indices, mode,
+                            wrap_negative_indices)
+    method.__name__, method.__doc__ = name, doc
+    return method
+
+
+def _combined_method(name: str, combine: Callable, doc: str) -> Callable:
+    """An `.at[idx].<name>(values)` method computed as combine(x, ones.at[idx].mul(values))."""
+    def method(self: _IndexUpdateRef, values: Any, *, indices_are_sorted: bool = False,
+               unique_indices: bool = False, mode: Any = None,
+               wrap_negative_indices: bool = True) -> Any:
+        return self._combined(values, combine, indices_are_sorted, unique_indices, mode,
+                              wrap_negative_indices)
+    method.__name__, method.__doc__ = name, doc
+    return method
+
+
+_UPDATE_METHODS = {
+    "set": (ix.scatter, None, "x with x[idx] = values."),
+    "add": (ix.scatter_add, np.add, "x with x[idx] += values (repeated indices accumulate)."),
+    "subtract": (ix.scatter_sub, np.subtract, "x with x[idx] -= values."),
+    "multiply": (ix.scatter_mul, np.multiply, "x with x[idx] *= values."),
+    "min": (ix.scatter_min, np.minimum, "x with x[idx] = minimum(x[idx], values)."),
+    "max": (ix.scatter_max, np.maximum, "x with x[idx] = maximum(x[idx], values)."),
+}
+for _name, (_op, _ufunc, _doc) in _UPDATE_METHODS.items():
+    setattr(_IndexUpdateRef, _name, _update_method(_name, _op, _ufunc, _doc))
+_IndexUpdateRef.mul = _IndexUpdateRef.multiply
+_IndexUpdateRef.divide = _combined_method("divide", lambda x, d: uf.divide(x, d),
+                                          "x with x[idx] /= values.")
+_IndexUpdateRef.power = _combined_method("power", lambda x, p: uf.power(x, p),
+                                         "x with x[idx] **= values.")
 
 
 class AtIndexer:

@@ -25,6 +25,7 @@ from pyjax._src.numpy.util import canonicalize_axis, check_arraylike, staged_as_
 from pyjax._src.primitives import dot as dot_prims
 from pyjax._src.primitives import elementwise as lax
 from pyjax._src.primitives import extra as lax_extra
+from pyjax._src.primitives import indexing as slicing
 from pyjax._src.primitives import reductions as red
 from pyjax._src.primitives import shape as shp
 from pyjax._src.transforms.jit import jit
@@ -715,8 +716,8 @@ def _roll_static(a: Any, shift: Sequence[int], axis: Sequence[int]) -> Any:
         if size == 0:
             continue
         i = (-int(s)) % size
-        a = shp.concatenate([lax_extra.slice_in_dim(a, i, size, axis=int(ax)),
-                             lax_extra.slice_in_dim(a, 0, i, axis=int(ax))], int(ax))
+        a = shp.concatenate([slicing.slice_in_dim(a, i, size, axis=int(ax)),
+                             slicing.slice_in_dim(a, 0, i, axis=int(ax))], int(ax))
     return a
 
 
@@ -800,7 +801,7 @@ def repeat(a: Any, repeats: Any, axis: int | None = None, *,
         return full([int(repeats[0]) if total_repeat_length is None else total_repeat_length],
                     a)
     repeats = np.broadcast_to(repeats, [np.shape(a)[axis]])
-    pieces = [shp.broadcast_in_dim(lax_extra.slice_in_dim(a, i, i + 1, axis=axis),
+    pieces = [shp.broadcast_in_dim(slicing.slice_in_dim(a, i, i + 1, axis=axis),
                                    _with(np.shape(a), axis, int(r)), range(np.ndim(a)))
               for i, r in enumerate(repeats) if r]
     if not pieces:

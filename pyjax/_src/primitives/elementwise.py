@@ -9,7 +9,7 @@ from typing import Any, Callable
 import numpy as np
 import scipy.special as sps
 
-from pyjax._src.backend.dispatch import to_buffer
+from pyjax._src.backend.dispatch import apply_primitive, to_buffer
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
@@ -39,8 +39,7 @@ def unop(name: str, impl: Callable, kinds: tuple, out_dtype: Callable | None = N
     def abstract_eval(x: ShapedArray, **params: Any) -> ShapedArray:
         check_kinds(name, kinds, x)
         dtype = x.dtype if out_dtype is None else out_dtype(x.dtype)
-        weak = x.weak_type and out_dtype is None
-        return ShapedArray(x.shape, dtype, weak)
+        return ShapedArray(x.shape, dtype, x.weak_type)
 
     prim = make_primitive(name, impl, abstract_eval)
     if out_dtype is None:
@@ -66,18 +65,50 @@ def _rsqrt(x: np.ndarray) -> np.ndarray:
     return (1 / np.sqrt(x)).astype(x.dtype)
 
 
+def _unsigned_bits(x: np.ndarray) -> np.ndarray:
+    """The bits of an integer array as uint64 (two's complement of the original width)."""
+    return np.asarray(x).view(f"u{x.dtype.itemsize}").astype(np.uint64)
+
+
 def _population_count(x: np.ndarray) -> np.ndarray:
-    bits = np.unpackbits(x.view(np.uint8).reshape(*x.shape, x.dtype.itemsize), axis=-1)
-    return bits.sum(axis=-1).astype(x.dtype)
+    u = _unsigned_bits(x)
+    count = np.zeros(u.shape, np.uint64)
+    for bit in range(x.dtype.itemsize * 8):
+        count += (u >> np.uint64(bit)) & np.uint64(1)
+    return count.astype(x.dtype)
 
 
 def _clz(x: np.ndarray) -> np.ndarray:
-    nbits = x.dtype.itemsize * 8
-    u = x.astype(np.uint64) & np.uint64((1 << nbits) - 1)
-    out = np.full(x.shape, nbits, np.int64)
-    nz = u != 0
-    out[nz] = nbits - np.floor(np.log2(u[nz].astype(np.float64))).astype(np.int64) - 1
-    return out.astype(x.dtype)
+    """Leading zeros by binary search on the bit length (exact for every width)."""
+    u = _unsigned_bits(x)
+    length = np.zeros(u.shape, np.int64)
+    for shift in (32, 16, 8, 4, 2, 1):
+        big = u >= (np.uint64(1) << np.uint64(shift))
+        u = np.where(big, u >> np.uint64(shift), u)
+        length += big * shift
+    length += u > 0
+    return (x.dtype.itemsize * 8 - length).astype(x.dtype)
+
+
+def _sign(x: np.ndarray) -> np.ndarray:
+    """np.sign, except complex x/|x| as XLA computes it (nan where |x| is inf or nan)."""
+    if not dtypes.is_complex(x.dtype):
+        return np.sign(x)
+    with np.errstate(all="ignore"):
+        mag = np.abs(x)
+        return np.where(mag == 0, np.zeros((), x.dtype), x / np.where(mag == 0, 1, mag)
+                        ).astype(x.dtype)
+
+
+def _same_dtype(fn: Callable) -> Callable:
+    """A SciPy special function that keeps its input's dtype (SciPy computes half-precision
+    inputs in float32 or float64 and returns that)."""
+    def impl(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            if x.dtype.itemsize < 4:
+                return np.asarray(fn(x.astype(np.float32))).astype(x.dtype)
+            return np.asarray(fn(x)).astype(x.dtype, copy=False)
+    return impl
 
 
 def _is_finite(x: np.ndarray) -> np.ndarray:
@@ -85,7 +116,7 @@ def _is_finite(x: np.ndarray) -> np.ndarray:
 
 
 neg_p = unop("neg", np.negative, NUMBER)
-sign_p = unop("sign", np.sign, NUMBER)
+sign_p = unop("sign", _sign, NUMBER)
 floor_p = unop("floor", np.floor, (FLOAT,))
 ceil_p = unop("ceil", np.ceil, (FLOAT,))
 round_p = unop("round", _round_impl, (FLOAT,))
@@ -111,23 +142,24 @@ atanh_p = unop("atanh", _errstate(np.arctanh), _INEXACT)
 sqrt_p = unop("sqrt", _errstate(np.sqrt), _INEXACT)
 rsqrt_p = unop("rsqrt", _errstate(_rsqrt), _INEXACT)
 cbrt_p = unop("cbrt", np.cbrt, (FLOAT,))
-abs_p = unop("abs", np.abs, _SIGNED_NUMBER + (UINT,), out_dtype=_real_dtype)
-abs_p.abstract_eval = lambda x: ShapedArray(
-    x.shape, _real_dtype(x.dtype), x.weak_type and not dtypes.is_complex(x.dtype))
-abs_p.eager = fast_eager((INT, UINT, FLOAT))
+abs_p = unop("abs", np.abs, _SIGNED_NUMBER, out_dtype=_real_dtype)
+abs_p.eager = fast_eager((INT, FLOAT))
 not_p = unop("not", np.invert, INTEGRAL)
 square_p = unop("square", np.square, NUMBER)
-erf_p = unop("erf", sps.erf, (FLOAT,))
-erfc_p = unop("erfc", sps.erfc, (FLOAT,))
-erf_inv_p = unop("erf_inv", _errstate(sps.erfinv), (FLOAT,))
-lgamma_p = unop("lgamma", _errstate(sps.gammaln), (FLOAT,))
-digamma_p = unop("digamma", _errstate(sps.digamma), (FLOAT,))
+erf_p = unop("erf", _same_dtype(sps.erf), (FLOAT,))
+erfc_p = unop("erfc", _same_dtype(sps.erfc), (FLOAT,))
+erf_inv_p = unop("erf_inv", _same_dtype(sps.erfinv), (FLOAT,))
+lgamma_p = unop("lgamma", _same_dtype(sps.gammaln), (FLOAT,))
+digamma_p = unop("digamma", _same_dtype(sps.digamma), (FLOAT,))
 real_p = unop("real", np.real, (COMPLEX,), out_dtype=_real_dtype)
 imag_p = unop("imag", np.imag, (COMPLEX,), out_dtype=_real_dtype)
 
 
 def _conj_abstract(x: ShapedArray, *, input_dtype: np.dtype) -> ShapedArray:
     check_kinds("conj", (COMPLEX, FLOAT), x)
+    if x.dtype in (dtypes.float16, dtypes.bfloat16):
+        raise TypeError(f"conj does not accept dtype {dtypes.dtype_name(x.dtype)}. Accepted "
+                        "dtypes are subtypes of float32, complexfloating, float64.")
     dtype = x.dtype if dtypes.is_complex(x.dtype) else (
         dtypes.complex128 if x.dtype == dtypes.float64 else dtypes.complex64)
     return ShapedArray(x.shape, dtype, x.weak_type)
@@ -154,7 +186,17 @@ def _integer_pow_abstract(x: ShapedArray, *, y: int) -> ShapedArray:
 
 
 integer_pow_p = make_primitive("integer_pow", _integer_pow_impl, _integer_pow_abstract)
-integer_pow_p.eager = fast_eager(NUMBER)
+_integer_pow_fast = fast_eager(NUMBER)
+
+
+def _integer_pow_eager(prim: Primitive, args: tuple, params: dict) -> Any:
+    # the fast path skips abstract_eval, which must reject integers to negative powers
+    if params["y"] < 0:
+        return apply_primitive(prim, args, params)
+    return _integer_pow_fast(prim, args, params)
+
+
+integer_pow_p.eager = _integer_pow_eager
 
 round_p.abstract_eval = lambda x, rounding_method=0: (check_kinds("round", (FLOAT,), x), x)[1]
 
@@ -196,12 +238,11 @@ def binop(name: str, impl: Callable, kinds: tuple, *, comparison: bool = False) 
     def abstract_eval(*avals: ShapedArray) -> ShapedArray:
         shape = _check_same(name, avals)
         check_kinds(name, kinds, *avals)
-        if comparison:
-            return ShapedArray(shape, dtypes.bool_, False)
-        return ShapedArray(shape, avals[0].dtype, all(a.weak_type for a in avals))
+        weak = all(a.weak_type for a in avals)
+        return ShapedArray(shape, dtypes.bool_ if comparison else avals[0].dtype, weak)
 
     prim = make_primitive(name, impl, abstract_eval)
-    prim.eager = fast_eager(kinds, (lambda weak: False) if comparison else None)
+    prim.eager = fast_eager(kinds)
     return prim
 
 
@@ -242,7 +283,8 @@ def _shift_right_arithmetic(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     ok = _shift_amount_ok(x, y)
     signed = x.astype(x.dtype.str.replace("u", "i"))
     full = np.where(signed < 0, -1, 0)
-    return np.where(ok, np.right_shift(signed, np.where(ok, y, 0)), full).astype(x.dtype)
+    amount = np.where(ok, y, 0).astype(signed.dtype)
+    return np.where(ok, np.right_shift(signed, amount), full).astype(x.dtype)
 
 
 def _shift_right_logical(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -274,9 +316,27 @@ def _pow_abstract(x: ShapedArray, y: ShapedArray) -> ShapedArray:
 
 
 pow_p.abstract_eval = _pow_abstract
-max_p = binop("max", np.maximum, ANY)
-min_p = binop("min", np.minimum, ANY)
-atan2_p = binop("atan2", np.arctan2, (FLOAT,))
+def _quiet_bf16(ufunc: Callable) -> Callable:
+    """ml_dtypes' bfloat16 comparisons warn on NaN ("invalid value"); XLA is silent."""
+    def impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        if x.dtype == dtypes.bfloat16:
+            with np.errstate(invalid="ignore"):
+                return ufunc(x, y)
+        return ufunc(x, y)
+    impl.__name__ = ufunc.__name__
+    return impl
+
+
+max_p = binop("max", _quiet_bf16(np.maximum), ANY)
+min_p = binop("min", _quiet_bf16(np.minimum), ANY)
+def _atan2_impl(y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    if not dtypes.is_complex(y.dtype):
+        return np.arctan2(y, x)
+    with np.errstate(all="ignore"):  # XLA's complex atan2: -i log((x + iy) / sqrt(x^2 + y^2))
+        return (-1j * np.log((x + 1j * y) / np.sqrt(x * x + y * y))).astype(y.dtype)
+
+
+atan2_p = binop("atan2", _atan2_impl, _INEXACT)
 nextafter_p = binop("nextafter", np.nextafter, (FLOAT,))
 and_p = binop("and", np.bitwise_and, INTEGRAL)
 or_p = binop("or", np.bitwise_or, INTEGRAL)
@@ -286,15 +346,19 @@ shift_right_arithmetic_p = binop("shift_right_arithmetic", _shift_right_arithmet
 shift_right_logical_p = binop("shift_right_logical", _shift_right_logical, (INT, UINT))
 eq_p = binop("eq", np.equal, ANY, comparison=True)
 ne_p = binop("ne", np.not_equal, ANY, comparison=True)
-lt_p = binop("lt", np.less, ANY, comparison=True)
-le_p = binop("le", np.less_equal, ANY, comparison=True)
-gt_p = binop("gt", np.greater, ANY, comparison=True)
-ge_p = binop("ge", np.greater_equal, ANY, comparison=True)
+lt_p = binop("lt", _quiet_bf16(np.less), (BOOL, INT, UINT, FLOAT), comparison=True)
+le_p = binop("le", _quiet_bf16(np.less_equal), (BOOL, INT, UINT, FLOAT), comparison=True)
+gt_p = binop("gt", _quiet_bf16(np.greater), (BOOL, INT, UINT, FLOAT), comparison=True)
+ge_p = binop("ge", _quiet_bf16(np.greater_equal), (BOOL, INT, UINT, FLOAT),
+             comparison=True)
 
 
 def _complex_abstract(x: ShapedArray, y: ShapedArray) -> ShapedArray:
     shape = _check_same("complex", (x, y))
-    check_kinds("complex", (FLOAT,), x)
+    if x.dtype not in (dtypes.float32, dtypes.float64):
+        raise TypeError(f"complex does not accept dtype {dtypes.dtype_name(x.dtype)} at "
+                        "position 0. Accepted dtypes at position 0 are subtypes of float32, "
+                        "float64.")
     out = dtypes.complex128 if x.dtype == dtypes.float64 else dtypes.complex64
     return ShapedArray(shape, out, x.weak_type and y.weak_type)
 
@@ -321,7 +385,7 @@ def _select_n_abstract(which: ShapedArray, *cases: ShapedArray) -> ShapedArray:
     if which.shape and which.shape != cases[0].shape:
         raise TypeError("select_n `which` must be scalar or have the same shape as cases, got "
                         f"`which` shape {which.shape} but case shape {cases[0].shape}.")
-    if which.dtype != dtypes.bool_ and which.dtype != dtypes.int32:
+    if which.dtype != dtypes.bool_ and not dtypes.is_integer(which.dtype):
         raise TypeError(f"select `which` must be boolean or integer type, got {which.dtype}.")
     if which.dtype == dtypes.bool_ and len(cases) > 2:
         raise TypeError("select_n with boolean which cannot have more than two cases")
@@ -339,7 +403,7 @@ def _clamp_abstract(lo: ShapedArray, x: ShapedArray, hi: ShapedArray) -> ShapedA
         if bound.dtype != x.dtype:
             raise TypeError(f"lax.clamp requires arguments to have the same dtypes, got "
                             f"{bound.dtype}, {x.dtype}.")
-    return x
+    return x.update(weak_type=lo.weak_type and x.weak_type and hi.weak_type)
 
 
 clamp_p = make_primitive("clamp", lambda lo, x, hi: np.clip(x, lo, hi), _clamp_abstract)
@@ -355,10 +419,14 @@ def _convert_impl(x: np.ndarray, *, new_dtype: np.dtype, weak_type: bool = False
                                                     np.uint8, np.uint16, np.uint32,
                                                     np.uint64) else dtypes.iinfo(new_dtype)
         real = np.real(x) if dtypes.is_complex(x.dtype) else x
+        top = float(info.max)
         with np.errstate(all="ignore"):
             real = np.nan_to_num(real.astype(np.float64), nan=0.0)
-            real = np.clip(np.trunc(real), float(info.min), float(info.max))
-        return real.astype(new_dtype)
+            real = np.clip(np.trunc(real), float(info.min), top)
+            out = real.astype(new_dtype)
+        if top > info.max:  # 64-bit targets: float(max) rounds up to 2**63 / 2**64
+            out = np.where(real >= top, np.asarray(info.max, new_dtype), out)
+        return out
     if dtypes.is_complex(x.dtype) and not dtypes.is_complex(new_dtype):
         x = np.real(x)
     with np.errstate(all="ignore"):

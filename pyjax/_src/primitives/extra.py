@@ -1,7 +1,7 @@
 """More lax operations used by jnp: bitcast_convert_type, stop_gradient, copy, the cumulative
 reductions (cumsum, cumprod, cummax, cummin, cumlogsumexp), sort and split; and lax-level
-helpers that bind existing primitives (full, full_like, tile, slice_in_dim, index_in_dim,
-broadcast_shapes, broadcast_to, asarray).
+helpers that bind existing primitives (full, full_like, tile, broadcast_shapes, broadcast_to,
+asarray).
 """
 from __future__ import annotations
 
@@ -257,31 +257,6 @@ def tile(operand: Any, reps: Sequence[int]) -> Any:
         raise TypeError(f"reps length must be equal to the ndim of x, got len(reps)="
                         f"{len(reps)} and x.ndim={np.ndim(operand)}.")
     return shp.tile_p.bind(operand, reps=reps)
-
-
-def slice_in_dim(operand: Any, start_index: int | None, limit_index: int | None,
-                 stride: int = 1, axis: int = 0) -> Any:
-    """`lax.slice` along one axis: operand[..., start:limit:stride, ...]."""
-    shape = np.shape(operand)
-    starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
-    size = shape[axis]
-    start = 0 if start_index is None else int(start_index)
-    limit = size if limit_index is None else int(limit_index)
-    starts[axis] = start + size if start < 0 else start
-    limits[axis] = limit + size if limit < 0 else limit
-    strides[axis] = int(stride)
-    return shp.slice(operand, starts, limits, strides)
-
-
-def index_in_dim(operand: Any, index: int, axis: int = 0, keepdims: bool = True) -> Any:
-    """operand[..., index, ...] along `axis` by a static slice (kept as size 1 if keepdims)."""
-    index, axis = int(index), int(axis)
-    size = np.shape(operand)[axis]
-    wrapped = index + size if index < 0 else index
-    if not 0 <= wrapped < size:
-        raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
-    result = slice_in_dim(operand, wrapped, wrapped + 1, 1, axis)
-    return result if keepdims else shp.squeeze(result, (axis,))
 
 
 def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:

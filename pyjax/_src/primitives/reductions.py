@@ -9,7 +9,7 @@ from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import pp_eqn_standard
 from pyjax._src.primitives._rules import (
-    ANY, INTEGRAL, NUMBER, check_kinds, make_primitive)
+    ANY, BOOL, FLOAT, INT, INTEGRAL, NUMBER, UINT, check_kinds, make_primitive)
 
 
 def _reduced_shape(x: ShapedArray, axes: tuple) -> tuple:
@@ -19,12 +19,17 @@ def _reduced_shape(x: ShapedArray, axes: tuple) -> tuple:
     return tuple(s for i, s in enumerate(x.shape) if i not in axes)
 
 
-def _reduction(name: str, impl: Callable, kinds: tuple, *, out_sharding: bool = False) -> Any:
+def _reduction(name: str, impl: Callable, kinds: tuple, *, out_sharding: bool = False,
+               keep_weak: bool = True) -> Any:
     def abstract_eval(x: ShapedArray, *, axes: tuple, out_sharding: Any = None) -> ShapedArray:
         check_kinds(name, kinds, x)
-        return ShapedArray(_reduced_shape(x, axes), x.dtype, x.weak_type)
+        # JAX keeps the weak type, except for the bitwise reductions (reduce_and/or/xor)
+        return ShapedArray(_reduced_shape(x, axes), x.dtype, x.weak_type and keep_weak)
 
     def run(x: np.ndarray, *, axes: tuple, out_sharding: Any = None) -> np.ndarray:
+        if x.dtype == dtypes.bfloat16:  # ml_dtypes warns on NaN; XLA is silent
+            with np.errstate(invalid="ignore"):
+                return np.asarray(impl(x, axes), dtype=x.dtype)
         return np.asarray(impl(x, axes), dtype=x.dtype)
 
     prim = make_primitive(name, run, abstract_eval)
@@ -49,23 +54,38 @@ def _highest(dtype: np.dtype) -> Any:
     return np.inf
 
 
-reduce_sum_p = _reduction("reduce_sum", lambda x, axes: np.sum(x, axis=axes, dtype=x.dtype),
-                          NUMBER, out_sharding=True)
-reduce_prod_p = _reduction("reduce_prod", lambda x, axes: np.prod(x, axis=axes, dtype=x.dtype),
-                           NUMBER)
+def _accumulating(np_fn: Callable) -> Callable:
+    """Sum or product in the input dtype, except half-precision floats, which XLA accumulates
+    in float32 (a bfloat16 sum of 1000 ones is 1000, not 256)."""
+    def fn(x: np.ndarray, axes: tuple) -> np.ndarray:
+        if x.dtype in (dtypes.float16, dtypes.bfloat16):
+            return np_fn(x, axis=axes, dtype=np.float32).astype(x.dtype)
+        return np_fn(x, axis=axes, dtype=x.dtype)
+    return fn
+
+
+reduce_sum_p = _reduction("reduce_sum", _accumulating(np.sum), NUMBER, out_sharding=True)
+reduce_prod_p = _reduction("reduce_prod", _accumulating(np.prod), NUMBER)
 reduce_max_p = _reduction("reduce_max",
                           lambda x, axes: np.max(x, axis=axes, initial=_lowest(x.dtype)), ANY)
 reduce_min_p = _reduction("reduce_min",
                           lambda x, axes: np.min(x, axis=axes, initial=_highest(x.dtype)), ANY)
+def _all_ones(dtype: np.dtype) -> Any:
+    return np.asarray(True if dtype == dtypes.bool_ else -1).astype(dtype)[()]
+
+
 reduce_and_p = _reduction("reduce_and",
                           lambda x, axes: np.bitwise_and.reduce(x, axis=axes) if x.size
-                          else np.all(x, axis=axes), INTEGRAL)
+                          else np.full(_reduced_np(x, axes), _all_ones(x.dtype), x.dtype),
+                          INTEGRAL, keep_weak=False)
 reduce_or_p = _reduction("reduce_or",
                          lambda x, axes: np.bitwise_or.reduce(x, axis=axes) if x.size
-                         else np.any(x, axis=axes), INTEGRAL)
+                         else np.zeros(_reduced_np(x, axes), x.dtype), INTEGRAL,
+                         keep_weak=False)
 reduce_xor_p = _reduction("reduce_xor",
                           lambda x, axes: np.bitwise_xor.reduce(x, axis=axes) if x.size
-                          else np.zeros(_reduced_np(x, axes), x.dtype), INTEGRAL)
+                          else np.zeros(_reduced_np(x, axes), x.dtype), INTEGRAL,
+                          keep_weak=False)
 
 
 def _reduced_np(x: np.ndarray, axes: tuple) -> tuple:
@@ -74,7 +94,7 @@ def _reduced_np(x: np.ndarray, axes: tuple) -> tuple:
 
 def _arg_reduction(name: str, np_fn: Callable) -> Any:
     def abstract_eval(x: ShapedArray, *, axes: tuple, index_dtype: np.dtype) -> ShapedArray:
-        check_kinds(name, ANY, x)
+        check_kinds(name, (BOOL, INT, UINT, FLOAT), x)
         if len(axes) != 1:
             raise ValueError(f"{name} requires exactly one axis, got {axes}")
         if x.shape[axes[0]] == 0:

@@ -254,7 +254,7 @@ def _pad_abstract(x: ShapedArray, pad_value: ShapedArray, *, padding_config: tup
                              f"shape of {out}, for padding_config {padding_config} and operand "
                              f"shape {x.shape}")
         shape.append(out)
-    return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+    return ShapedArray(tuple(shape), x.dtype, x.weak_type and pad_value.weak_type)
 
 
 def _pad_impl(x: np.ndarray, pad_value: np.ndarray, *, padding_config: tuple) -> np.ndarray:
@@ -352,6 +352,9 @@ def _iota_impl(*, dtype: np.dtype, shape: tuple, dimension: int, sharding: Any =
 
 def _iota_abstract(*, dtype: np.dtype, shape: tuple, dimension: int, sharding: Any = None
                    ) -> ShapedArray:
+    if dtype == dtypes.bool_:
+        raise TypeError("iota does not accept dtype bool. Accepted dtypes are subtypes of "
+                        "integer, floating, complexfloating.")
     if not 0 <= dimension < len(shape):
         raise ValueError(f"iota dimension must be between 0 and len(shape), got "
                          f"dimension={dimension} for shape {shape}")
