@@ -15,12 +15,15 @@ Conventions
   ref(*np_arrays)        NumPy reference.  Float inputs arrive as float64, complex as
                          complex128 (unless `native_ref`), integer and bool inputs unchanged.
   dtypes                 every dtype the entry is run with; for entries marked `exact_dtypes`
-                         every other dtype must be rejected with TypeError (as JAX does).
+                         every other dtype must be rejected with TypeError (as JAX does),
+                         or only those in `rejects` when it is given.
   arg_dtypes             per operand: None = the entry's dtype, or a fixed dtype name.
   shapes                 tuples of operand shapes; each is run.
   doms                   value domains (one Dom for all operands, or one per operand).
   weak                   "all": result weak iff every operand in `weak_args` is weak;
-                         "never": result is never weak.
+                         "never": result is never weak; "each": output i is weak iff
+                         operand i is (sort).
+  multiple               the primitive has several results (fn and ref return sequences).
   linear                 operands the primitive is linear in (others held constant): these
                          need a transpose rule (issue 4).
   differentiable         has a float JVP worth checking numerically on this domain (issue 4).
@@ -77,14 +80,6 @@ TOLERANCE: dict[str, tuple[float, float]] = {
 }
 
 
-def is_int(name: str) -> bool:
-    return name in INT
-
-
-def is_inexact(name: str) -> bool:
-    return name in INEXACT
-
-
 @contextlib.contextmanager
 def x64_mode(enabled: bool) -> Iterator[None]:
     """Run a block with jax_enable_x64 set to `enabled`, restoring the previous value."""
@@ -111,6 +106,9 @@ class Dom:
     halves      floats are multiples of 0.5 (rounding ties)
     shift       integers in [-2, bits + 2] (shift amounts)
     nonzero     no zeros
+    unique      distinct integers
+    complex_specials   False: no specials for complex dtypes (XLA's complex max/min
+                differ from NumPy's on NaN)
     """
     lo: float = -3.0
     hi: float = 3.0
@@ -121,11 +119,14 @@ class Dom:
     halves: bool = False
     shift: bool = False
     nonzero: bool = False
+    unique: bool = False
+    complex_specials: bool = True
 
 
 DEFAULT = Dom()
 FULL_INT = Dom(ilo=None, ihi=None)             # wrap-around matters: full integer range
 SPECIAL = Dom(ilo=None, ihi=None, specials=True)
+SPECIAL_REAL = Dom(ilo=None, ihi=None, specials=True, complex_specials=False)
 POSITIVE = Dom(lo=0.1, hi=5.0, ilo=1, ihi=20)
 UNIT = Dom(lo=-0.95, hi=0.95)                  # |x| < 1: asin, acos, atanh, erf_inv
 SMALL = Dom(lo=-2.0, hi=2.0, ilo=-4, ihi=4)    # powers and products without overflow
@@ -136,14 +137,10 @@ def _int_range(dom: Dom, dt: np.dtype) -> tuple[int, int]:
     info = np.iinfo(dt)
     if dom.shift:
         return -2 if info.min < 0 else 0, info.bits + 2
-    lo = info.min if dom.ilo is None else builtin_max(dom.ilo, info.min)
-    hi = info.max if dom.ihi is None else builtin_min(dom.ihi, info.max)
-    if lo > hi:  # e.g. a negative-only range for an unsigned type
-        lo, hi = 0, builtin_min(-dom.ilo if dom.ilo is not None else 20, info.max)
+    lo = info.min if dom.ilo is None else max(dom.ilo, info.min)
+    hi = info.max if dom.ihi is None else min(dom.ihi, info.max)
+    assert lo <= hi, (dom, dt)
     return lo, hi
-
-
-builtin_max, builtin_min = max, min
 
 
 def draw(rng: np.random.Generator, shape: tuple[int, ...], name: str, dom: Dom) -> np.ndarray:
@@ -151,10 +148,12 @@ def draw(rng: np.random.Generator, shape: tuple[int, ...], name: str, dom: Dom) 
     dt = DTYPES[name]
     n = math.prod(shape)
     if name == "bool":
-        return (rng.random(shape) < 0.5)
+        return np.array(rng.random(shape) < 0.5)
     if name in INT:
         lo, hi = _int_range(dom, dt)
-        x = rng.integers(lo, hi, size=shape, dtype=dt, endpoint=True)
+        if dom.unique:  # distinct values (scatter indices without collisions)
+            return rng.permutation(np.arange(lo, hi + 1))[:n].astype(dt).reshape(shape)
+        x = np.array(rng.integers(lo, hi, size=shape, dtype=dt, endpoint=True))
         if dom.specials and n:
             info = np.iinfo(dt)
             pool = np.array([info.min, info.max, 0, 1] + ([-1] if info.min < 0 else []),
@@ -168,22 +167,22 @@ def draw(rng: np.random.Generator, shape: tuple[int, ...], name: str, dom: Dom) 
     real_dt = np.float64
 
     def part() -> np.ndarray:
-        v = rng.uniform(dom.lo, dom.hi, size=shape).astype(real_dt)
+        v = np.array(rng.uniform(dom.lo, dom.hi, size=shape), dtype=real_dt)
         if dom.halves:
             v = np.round(v * 2) / 2
         return v
 
-    x = part() + 1j * part() if cplx else part()
+    x = np.array(part() + 1j * part() if cplx else part())
     if dom.nonzero:
         x[x == 0] = 1
-    if (dom.specials or dom.big) and n:
+    if (dom.specials and (dom.complex_specials or not cplx) or dom.big) and n:
         pool = []
         if dom.specials:
             pool += [np.nan, np.inf, -np.inf, 0.0, -0.0, 0.5, -0.5, 2.5, -1.5]
         if dom.big:
             top = float(ml_dtypes.finfo(dt).max) if not cplx else 3e38
-            pool += [builtin_min(v, top) for v in (1e10, 3e9, 7e4, 4e19, 1e30)]
-            pool += [-builtin_min(v, top) for v in (1e10, 3e9, 7e4, 4e19, 1e30)]
+            pool += [min(v, top) for v in (1e10, 3e9, 7e4, 4e19, 1e30)]
+            pool += [-min(v, top) for v in (1e10, 3e9, 7e4, 4e19, 1e30)]
             pool += [300.7, -129.5, 65535.9, 255.5]
         mask = rng.random(shape) < 0.4
         vals = rng.choice(np.array(pool), size=int(mask.sum()))
@@ -217,7 +216,9 @@ class OpCase:
     pass_dtype: bool = False
     x64: bool = False
     exact_dtypes: bool = True
+    rejects: tuple[str, ...] | None = None
     binds: Callable[[str], bool] | None = None
+    multiple: bool = False
 
     # -- derived ---------------------------------------------------------------------------
     @property
@@ -229,15 +230,22 @@ class OpCase:
             return (dtype,) * self.nargs
         return tuple(dtype if d is None else d for d in self.arg_dtypes)
 
-    def result_dtype(self, dtype: str) -> str:
+    def result_dtype(self, dtype: str) -> Any:
         if self.out_dtype is None:
             return dtype
         if callable(self.out_dtype):
             return self.out_dtype(dtype)
         return self.out_dtype
 
+    def result_dtypes(self, dtype: str, n: int) -> tuple[str, ...]:
+        """Dtypes of the `n` results of a multiple-results entry."""
+        out = self.result_dtype(dtype)
+        return tuple(out) if isinstance(out, tuple) else (out,) * n
+
     def needs_x64(self, dtype: str) -> bool:
-        names = {*self.operand_dtypes(dtype), self.result_dtype(dtype), dtype}
+        out = self.result_dtype(dtype)
+        names = {*self.operand_dtypes(dtype), *(out if isinstance(out, tuple) else (out,)),
+                 dtype}
         return self.x64 or bool(names & X64_DTYPES)
 
     def dom(self, i: int) -> Dom:
@@ -249,11 +257,20 @@ class OpCase:
         rtol, atol = TOLERANCE.get(out, (0.0, 0.0))
         return rtol * self.tol_scale, atol * self.tol_scale
 
-    def expected_weak(self, weak_flags: Sequence[bool]) -> bool:
+    def expected_weak(self, weak_flags: Sequence[bool], index: int = 0) -> bool:
+        """Weak type of result `index` for operands of the given weak types."""
         if self.weak == "never":
             return False
+        if self.weak == "each":
+            return weak_flags[index]
         idx = range(len(weak_flags)) if self.weak_args is None else self.weak_args
         return all(weak_flags[i] for i in idx)
+
+    def rejected_dtypes(self) -> tuple[str, ...]:
+        """Dtypes the primitive must reject with TypeError (as JAX does)."""
+        if self.rejects is not None:
+            return self.rejects
+        return tuple(d for d in ALL if d not in self.dtypes) if self.exact_dtypes else ()
 
     def binds_primitive(self, dtype: str) -> bool:
         return True if self.binds is None else self.binds(dtype)
@@ -282,13 +299,17 @@ def _wide(x: np.ndarray) -> np.ndarray:
     return x
 
 
-def reference(case: OpCase, dtype: str, args: Sequence[np.ndarray]) -> np.ndarray:
-    """The expected result: `case.ref` on widened copies, cast to the result dtype."""
+def reference(case: OpCase, dtype: str, args: Sequence[np.ndarray]) -> Any:
+    """The expected result: `case.ref` on widened copies, cast to the result dtype (a list
+    of arrays for multiple-results entries)."""
     wide = [np.array(a) if case.native_ref else _wide(np.array(a)) for a in args]
     kwargs = {"dtype": dtype} if case.pass_dtype else {}
     with np.errstate(all="ignore"):
-        out = np.asarray(case.ref(*wide, **kwargs))
-        return out.astype(DTYPES[case.result_dtype(dtype)])
+        out = case.ref(*wide, **kwargs)
+        if case.multiple:
+            names = case.result_dtypes(dtype, len(out))
+            return [np.asarray(o).astype(DTYPES[n]) for o, n in zip(out, names)]
+        return np.asarray(out).astype(DTYPES[case.result_dtype(dtype)])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -409,7 +430,7 @@ def _convert(dst: str) -> Callable[[np.ndarray], np.ndarray]:
                         return 0
                     if math.isinf(v):
                         return info.max if v > 0 else info.min
-                    return builtin_min(builtin_max(math.trunc(v), info.min), info.max)
+                    return min(max(math.trunc(v), info.min), info.max)
                 return pyelementwise(f, dd, x.astype(np.float64))
             return pyelementwise(lambda v: wrap_int(int(v), dd), dd, x)
         if not src_inexact:  # int / bool -> float or complex: exact ints rounded once
@@ -456,7 +477,7 @@ def _pad_ref(x: np.ndarray, v: np.ndarray, config: tuple) -> np.ndarray:
     """Index-mapping definition of lax.pad: output p holds x[i] where p = lo + i*(interior+1)."""
     out_shape, src_pos, dst_pos = [], [], []
     for n, (lo, hi, interior) in zip(x.shape, config):
-        size = lo + hi + n + builtin_max(n - 1, 0) * interior
+        size = lo + hi + n + max(n - 1, 0) * interior
         out_shape.append(size)
         pos = [(i, lo + i * (interior + 1)) for i in range(n)]
         pos = [(i, p) for i, p in pos if 0 <= p < size]
@@ -579,7 +600,7 @@ unary("real", lax.real, np.real, COMPLEX, out_dtype=_real_of, differentiable=Tru
       linear=(0,))
 unary("imag", lax.imag, np.imag, COMPLEX, out_dtype=_real_of, differentiable=True,
       linear=(0,))
-unary("conj", lax.conj, np.conj, INEXACT, out_dtype=_complex_only, differentiable=True,
+unary("conj", lax.conj, np.conj, ("float32", "float64") + COMPLEX, out_dtype=_complex_only, differentiable=True,
       linear=(0,))
 unary("population_count", lax.population_count, _population_count, INT, doms=SPECIAL)
 unary("clz", lax.clz, _clz, INT, doms=SPECIAL)
@@ -599,9 +620,11 @@ for _y in (-1, -2):
 binary("add", lax.add, np.add, NUMBER, doms=FULL_INT, differentiable=True, linear=(0, 1))
 binary("sub", lax.sub, np.subtract, NUMBER, doms=FULL_INT, differentiable=True, linear=(0, 1))
 binary("mul", lax.mul, np.multiply, NUMBER, doms=FULL_INT, differentiable=True, linear=(0, 1))
-binary("div", lax.div, _ref_div, NUMBER, doms=(SPECIAL, Dom(ilo=None, ihi=None, specials=True,
-                                                           lo=0.5, hi=3.0)),
-       native_ref=False, differentiable=True, linear=(0,))
+binary("div", lax.div, _ref_div, INT + FLOAT,
+       doms=(SPECIAL, Dom(ilo=None, ihi=None, specials=True, lo=0.5, hi=3.0)),
+       differentiable=True, linear=(0,), rejects=BOOL)
+binary("div", lax.div, _ref_div, COMPLEX, name="div_complex",  # complex x/0 is ill-defined
+       doms=(DEFAULT, Dom(lo=0.5, hi=3.0)), differentiable=True, linear=(0,), rejects=BOOL)
 binary("rem", lax.rem, _ref_rem, INT + FLOAT,
        doms=(SPECIAL, Dom(ilo=None, ihi=None, specials=True, lo=0.5, hi=3.0)),
        differentiable=True)
@@ -612,10 +635,9 @@ binary("pow", lax.pow, lambda x, y: x ** y.astype(np.float64), INEXACT,
        doms=(Dom(lo=-2.0, hi=2.0), Dom(ilo=-3, ihi=4)), weak_args=(0, 1), differentiable=True)
 binary("max", lax.max, np.maximum, ALL, doms=SPECIAL, differentiable=True)
 binary("min", lax.min, np.minimum, ALL, doms=SPECIAL, differentiable=True)
-binary("atan2", lax.atan2, np.arctan2, FLOAT, doms=Dom(nonzero=True), differentiable=True)
-binary("atan2", lax.atan2,
-       lambda y, x: -1j * np.log((x + 1j * y) / np.sqrt(x * x + y * y)), COMPLEX,
-       name="atan2_complex", differentiable=True)
+binary("atan2", lax.atan2, lambda y, x: np.arctan2(y, x) if y.dtype.kind == "f" else
+       -1j * np.log((x + 1j * y) / np.sqrt(x * x + y * y)), INEXACT, doms=Dom(nonzero=True),
+       differentiable=True)
 binary("nextafter", lax.nextafter, np.nextafter, FLOAT, doms=SPECIAL, native_ref=True)
 binary("and", lax.bitwise_and, np.bitwise_and, INTEGRAL, doms=FULL_INT)
 binary("or", lax.bitwise_or, np.bitwise_or, INTEGRAL, doms=FULL_INT)
@@ -656,7 +678,7 @@ add(OpCase("select_n_uint8_which", "select_n", lambda i, a, b: lax.select_n(i, a
            (((5,), (5,), (5,)),), doms=(Dom(ilo=0, ihi=1), DEFAULT, DEFAULT),
            arg_dtypes=("uint8", None, None), weak_args=(1, 2), exact_dtypes=False))
 add(OpCase("clamp", "clamp", lax.clamp, lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi),
-           ORDERED, (((), (5,), ()), ((2, 3), (2, 3), (2, 3)), ((), (0,), ()), ((), (), ())),
+           ALL, (((), (5,), ()), ((2, 3), (2, 3), (2, 3)), ((), (0,), ()), ((), (), ())),
            doms=(Dom(lo=-3.0, hi=-0.5, ilo=-20, ihi=3), Dom(lo=-5.0, hi=5.0, ilo=-40, ihi=40),
                  Dom(lo=0.5, hi=3.0, ilo=5, ihi=25)),
            differentiable=True))
@@ -693,8 +715,8 @@ for _prim, _lax_fn, _np_fn, _ident, _dts, _dom, _lin in (
         ("reduce_sum", lax.reduce_sum, _int_sum, None, NUMBER, Dom(lo=-1.0, hi=1.0, ilo=None,
                                                                     ihi=None), (0,)),
         ("reduce_prod", lax.reduce_prod, _int_prod, None, NUMBER, TINY_INT, ()),
-        ("reduce_max", lax.reduce_max, np.max, _lowest, ORDERED, SPECIAL, ()),
-        ("reduce_min", lax.reduce_min, np.min, _highest, ORDERED, SPECIAL, ()),
+        ("reduce_max", lax.reduce_max, np.max, _lowest, ALL, SPECIAL_REAL, ()),
+        ("reduce_min", lax.reduce_min, np.min, _highest, ALL, SPECIAL_REAL, ()),
         ("reduce_and", lax.reduce_and, np.bitwise_and.reduce, _all_ones, INTEGRAL, FULL_INT, ()),
         ("reduce_or", lax.reduce_or, np.bitwise_or.reduce, lambda dt: dt.type(0), INTEGRAL,
          FULL_INT, ()),
@@ -706,9 +728,17 @@ for _prim, _lax_fn, _np_fn, _ident, _dts, _dom, _lin in (
                    (lambda f, k, i: lambda x: _reduce(f, _axes_of(k, x), i)(x))(
                        _np_fn, _key, _ident),
                    _dts, _red_shapes[_key], doms=_dom, tol=RED_TOL,
+                   # JAX strips the weak type of the bitwise reductions only
+                   weak="never" if _prim in ("reduce_and", "reduce_or", "reduce_xor") else "all",
                    differentiable=_prim in ("reduce_sum", "reduce_prod", "reduce_max",
                                             "reduce_min") and _key != "none",
                    linear=_lin))
+
+#: a long half-precision sum: XLA accumulates in float32 (1000 ones sum to 1000, not 256)
+ONES = Dom(lo=1.0, hi=1.0, ilo=1, ihi=1)
+add(OpCase("reduce_sum_long_half", "reduce_sum", lambda x: lax.reduce_sum(x, (0,)),
+           lambda x: np.sum(x, axis=0), ("float16", "bfloat16"), (((1000,),), ((3, 700),)),
+           doms=ONES, exact_dtypes=False, linear=(0,)))
 
 for _prim, _lax_fn, _np_fn in (("argmax", lax.argmax, np.argmax),
                                ("argmin", lax.argmin, np.argmin)):
@@ -847,6 +877,10 @@ for _tag, _dims, _shapes in (
                (lambda d: lambda x, y: lax.dot_general(x, y, d))(_dims), _einsum_ref(_dims),
                BOOL + NUMBER, _shapes, doms=TINY_INT, tol=DOT_TOL, differentiable=True,
                linear=(0, 1)))
+add(OpCase("dot_general_long_half", "dot_general",
+           lambda x, y: lax.dot_general(x, y, (((1,), (0,)), ((), ()))),
+           _einsum_ref((((1,), (0,)), ((), ()))), ("float16", "bfloat16"),
+           (((2, 1000), (1000, 2)),), doms=ONES, exact_dtypes=False, linear=(0, 1)))
 for _src, _dst in (("int8", "int32"), ("float16", "float32"), ("bfloat16", "float32"),
                    ("int16", "int64"), ("float32", "float64")):
     _dims = (((1,), (0,)), ((), ()))
@@ -859,32 +893,247 @@ for _src, _dst in (("int8", "int32"), ("float16", "float32"), ("bfloat16", "floa
 
 
 # ---------------------------------------------------------------------------------------------
+# cumulative reductions, sort, split, bitcast, identities (keyed on the registry)
+# ---------------------------------------------------------------------------------------------
+
+CUM_TOL = {"float16": (1e-2, 1e-2), "bfloat16": (4e-2, 4e-2)}
+
+
+def _cum_ref(np_fn: Callable, axis: int, reverse: bool) -> Callable[[np.ndarray], np.ndarray]:
+    def ref(x: np.ndarray) -> np.ndarray:
+        if reverse:
+            x = np.flip(x, axis)
+        if x.dtype.kind in "iu" and np_fn in (np.cumsum, np.cumprod):
+            out = np_fn(x, axis, dtype=x.dtype)
+        else:
+            out = np_fn(x, axis)
+        return np.flip(out, axis) if reverse else out
+    return ref
+
+
+def _sort_key_val_ref(k: np.ndarray, v: np.ndarray) -> list[np.ndarray]:
+    order = np.argsort(k, axis=-1, kind="stable")  # NaN last, -0.0 == 0.0
+    return [np.take_along_axis(k, order, -1), np.take_along_axis(v, order, -1)]
+
+
+def _extra_cases() -> None:
+    for prim, np_fn, dts, dom in (
+            ("cumsum", np.cumsum, NUMBER, Dom(lo=-1.0, hi=1.0, ilo=None, ihi=None)),
+            ("cumprod", np.cumprod, NUMBER, TINY_INT),
+            ("cummax", np.maximum.accumulate, NUMBER, SPECIAL_REAL),
+            ("cummin", np.minimum.accumulate, NUMBER, SPECIAL_REAL),
+            ("cumlogsumexp", np.logaddexp.accumulate, FLOAT, DEFAULT)):
+        if prim not in registry:
+            continue
+        for axis, reverse, shapes in ((0, False, (((5,),), ((0,),), ((3, 4),))),
+                                      (1, True, (((3, 4),), ((2, 0),)))):
+            add(OpCase(f"{prim}_axis{axis}{'_reverse' if reverse else ''}", prim,
+                       (lambda p, a, r: lambda x: getattr(lax, p)(x, a, r))(prim, axis, reverse),
+                       _cum_ref(np_fn, axis, reverse), dts, shapes, doms=dom, tol=CUM_TOL,
+                       differentiable=True,
+                       linear=(0,) if prim == "cumsum" else (),
+                       # lax.cumlogsumexp of integers fails with OverflowError in JAX
+                       exact_dtypes=prim != "cumlogsumexp"))
+
+    if "cumsum" in registry:
+        add(OpCase("cumsum_long_half", "cumsum", lambda x: lax.cumsum(x, 0),
+                   lambda x: np.cumsum(x, 0), ("float16", "bfloat16"), (((1000,),),),
+                   doms=ONES, exact_dtypes=False, linear=(0,)))
+
+    if "sort" in registry:
+        add(OpCase("sort_1d", "sort", lambda x: lax.sort(x),
+                   lambda x: np.sort(x, kind="stable"), ALL, (((7,),), ((0,),), ((3, 4),)),
+                   doms=Dom(ilo=-3, ihi=3, specials=True, halves=True), differentiable=True))
+        add(OpCase("sort_dim0", "sort", lambda x: lax.sort(x, dimension=0),
+                   lambda x: np.sort(x, axis=0, kind="stable"), ALL, (((4, 3),),),
+                   doms=SPECIAL, differentiable=True))
+        add(OpCase("sort_key_val", "sort", lambda k, v: list(lax.sort_key_val(k, v)),
+                   _sort_key_val_ref, ALL, (((8,), (8,)), ((2, 5), (2, 5)), ((0,), (0,))),
+                   doms=(Dom(ilo=-2, ihi=2, halves=True, specials=True), FULL_INT),
+                   arg_dtypes=(None, "int32"), out_dtype=lambda d: (d, "int32"), weak="each",
+                   multiple=True, differentiable=True))
+
+    if "split" in registry:
+        add(OpCase("split_axis0", "split", lambda x: list(lax.split(x, (1, 0, 3), 0)),
+                   lambda x: np.split(x, [1, 1], 0), ALL, (((4, 2),), ((4,),)),
+                   doms=FULL_INT, multiple=True, differentiable=True, linear=(0,)))
+        add(OpCase("split_axis1", "split", lambda x: list(lax.split(x, (2, 2), 1)),
+                   lambda x: np.split(x, [2], 1), ALL, (((3, 4),), ((0, 4),)),
+                   doms=FULL_INT, multiple=True, differentiable=True, linear=(0,)))
+
+    if "bitcast_convert_type" in registry:
+        for src, dst, shape in (("float32", "int32", (2, 3)), ("int32", "float32", (4,)),
+                                ("uint8", "int8", (5,)), ("float16", "bfloat16", (3,)),
+                                ("float32", "uint8", (2, 3)), ("uint8", "float32", (3, 4)),
+                                ("int16", "uint8", ()), ("float64", "int64", (3,)),
+                                ("uint32", "uint16", (2,)), ("int8", "int16", (3, 2))):
+            add(OpCase(f"bitcast_convert_type_{src}_to_{dst}", "bitcast_convert_type",
+                       (lambda d: lambda x: lax.bitcast_convert_type(x, DTYPES[d]))(dst),
+                       (lambda d: lambda x: _bitcast_ref(x, DTYPES[d]))(dst), (src,),
+                       (((shape),),), doms=Dom(ilo=None, ihi=None, specials=True),
+                       native_ref=True, out_dtype=dst, weak="never", exact_dtypes=False))
+
+    if "stop_gradient" in registry:
+        add(OpCase("stop_gradient", "stop_gradient", lambda x: lax.stop_gradient(x),
+                   lambda x: x, ALL, UNARY_SHAPES, doms=FULL_INT, native_ref=True))
+    if "copy" in registry:
+        from pyjax._src.primitives.extra import array_copy  # no public lax name
+        add(OpCase("copy", "copy", lambda x: array_copy(x), lambda x: x.copy(), ALL,
+                   UNARY_SHAPES, doms=FULL_INT, native_ref=True, differentiable=True,
+                   linear=(0,)))
+
+
+def _bitcast_ref(x: np.ndarray, new: np.dtype) -> np.ndarray:
+    old = x.dtype.itemsize
+    if old == new.itemsize:
+        return x.view(new)
+    if old > new.itemsize:
+        return np.ascontiguousarray(x).reshape(*x.shape, 1).view(new)
+    return np.ascontiguousarray(x).view(new).reshape(x.shape[:-1])
+
+
+_extra_cases()
+
+# ---------------------------------------------------------------------------------------------
 # indexing (added when the primitives exist)
 # ---------------------------------------------------------------------------------------------
+
+IDX = Dom(ilo=-3, ihi=7)          # start indices, partly out of bounds
+
+
+def _start(i: Any, n: int, size: int) -> int:
+    """lax.dynamic_slice's start: negative indices count from the end, then clamp."""
+    i = int(i)
+    i = i + n if i < 0 else i
+    return min(max(i, 0), n - size)
+
+
+def _ds_ref(x: np.ndarray, i: Any, j: Any) -> np.ndarray:
+    a, b = _start(i, x.shape[0], 2), _start(j, x.shape[1], 2)
+    return x[a:a + 2, b:b + 2]
+
+
+def _dus_ref(x: np.ndarray, u: np.ndarray, i: Any, j: Any) -> np.ndarray:
+    out = x.copy()
+    a, b = _start(i, x.shape[0], u.shape[0]), _start(j, x.shape[1], u.shape[1])
+    out[a:a + u.shape[0], b:b + u.shape[1]] = u
+    return out
+
+
+def _fill_value(dt: np.dtype) -> Any:
+    if dt == np.bool_:
+        return True
+    if dt.kind in "iu":
+        return np.iinfo(dt).max if dt.kind == "u" else np.iinfo(dt).min
+    return np.nan
+
+
+def _take_ref(mode: str) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """operand[indices[:, 0]] along axis 0, clamping or filling out-of-bounds rows."""
+    def ref(x: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        rows = idx[:, 0].astype(np.int64)
+        out = x[np.clip(rows, 0, x.shape[0] - 1)] if x.shape[0] else \
+            np.zeros((len(rows),) + x.shape[1:], x.dtype)
+        if mode == "fill":
+            bad = (rows < 0) | (rows >= x.shape[0])
+            out = np.where(bad[:, None], np.asarray(_fill_value(x.dtype), x.dtype), out)
+        return out
+    return ref
+
+
+def _point_ref(x: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    i = np.clip(idx[..., 0].astype(np.int64), 0, x.shape[0] - 1)
+    j = np.clip(idx[..., 1].astype(np.int64), 0, x.shape[1] - 1)
+    return x[i, j]
+
+
+def _window_ref(x: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    starts = np.clip(idx[:, 0].astype(np.int64), 0, x.shape[1] - 2)
+    return np.stack([x[:, s:s + 2] for s in starts]) if len(starts) else \
+        np.zeros((0, x.shape[0], 2), x.dtype)
+
+
+def _scatter_ref(kind: str) -> Callable[..., np.ndarray]:
+    """Rows of `updates` combined into operand rows indices[:, 0]; out-of-bounds rows are
+    dropped (FILL_OR_DROP, the default mode)."""
+    def ref(x: np.ndarray, idx: np.ndarray, upd: np.ndarray) -> np.ndarray:
+        out = x.copy()
+        for r, row in zip(idx[:, 0].tolist(), upd):
+            if not 0 <= r < x.shape[0]:
+                continue
+            if kind == "set":
+                out[r] = row
+            elif kind == "add":
+                out[r] = out[r] + row if x.dtype != np.bool_ else out[r] | row
+            elif kind == "sub":
+                out[r] = out[r] - row
+            elif kind == "mul":
+                out[r] = out[r] * row if x.dtype != np.bool_ else out[r] & row
+            elif kind == "min":
+                out[r] = np.minimum(out[r], row)
+            else:
+                out[r] = np.maximum(out[r], row)
+        return out
+    return ref
+
 
 def _indexing_cases() -> None:
     if "dynamic_slice" in registry:
         add(OpCase("dynamic_slice", "dynamic_slice",
-                   lambda x, i, j: lax.dynamic_slice(x, (i, j), (2, 2)),
-                   lambda x, i, j: x[np.clip(i, 0, x.shape[0] - 2):][:2,
-                                     np.clip(j, 0, x.shape[1] - 2):][:, :2],
-                   ALL, (((4, 5), (), ()),), doms=(FULL_INT, Dom(ilo=-3, ihi=6),
-                                                   Dom(ilo=-3, ihi=6)),
-                   arg_dtypes=(None, "int32", "int32"), weak_args=(0,),
+                   lambda x, i, j: lax.dynamic_slice(x, (i, j), (2, 2)), _ds_ref, ALL,
+                   (((4, 5), (), ()), ((2, 2), (), ())), doms=(FULL_INT, IDX, IDX),
+                   arg_dtypes=(None, "int32", "int32"), native_ref=True, weak_args=(0,),
                    differentiable=True, linear=(0,)))
     if "dynamic_update_slice" in registry:
-        def dus_ref(x: np.ndarray, u: np.ndarray, i: Any, j: Any) -> np.ndarray:
-            out = x.copy()
-            i = int(np.clip(i, 0, x.shape[0] - u.shape[0]))
-            j = int(np.clip(j, 0, x.shape[1] - u.shape[1]))
-            out[i:i + u.shape[0], j:j + u.shape[1]] = u
-            return out
         add(OpCase("dynamic_update_slice", "dynamic_update_slice",
-                   lambda x, u, i, j: lax.dynamic_update_slice(x, u, (i, j)), dus_ref,
-                   ALL, (((4, 5), (2, 3), (), ()),),
-                   doms=(FULL_INT, FULL_INT, Dom(ilo=-3, ihi=6), Dom(ilo=-3, ihi=6)),
-                   arg_dtypes=(None, None, "int32", "int32"), weak_args=(0, 1),
-                   differentiable=True, linear=(0, 1)))
+                   lambda x, u, i, j: lax.dynamic_update_slice(x, u, (i, j)), _dus_ref, ALL,
+                   (((4, 5), (2, 3), (), ()), ((3, 3), (3, 0), (), ())),
+                   doms=(FULL_INT, FULL_INT, IDX, IDX), arg_dtypes=(None, None, "int32", "int32"),
+                   native_ref=True, weak="never", differentiable=True, linear=(0, 1)))
+    if "gather" in registry:
+        take = lambda: lax.GatherDimensionNumbers(  # noqa: E731
+            offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,))
+        for mode in ("clip", "fill"):
+            add(OpCase(f"gather_take_{mode}", "gather",
+                       (lambda m: lambda x, i: lax.gather(x, i, take(), (1, x.shape[1]),
+                                                          mode=m))(mode),
+                       _take_ref(mode), ALL, (((5, 3), (4, 1)), ((5, 0), (2, 1))),
+                       doms=(FULL_INT, Dom(ilo=-2, ihi=6)), arg_dtypes=(None, "int32"),
+                       native_ref=True, weak_args=(0,), differentiable=True, linear=(0,)))
+        add(OpCase("gather_point_clip", "gather",
+                   lambda x, i: lax.gather(x, i, lax.GatherDimensionNumbers(
+                       offset_dims=(), collapsed_slice_dims=(0, 1), start_index_map=(0, 1)),
+                       (1, 1), mode="clip"),
+                   _point_ref, ALL, (((4, 5), (3, 2)), ((4, 5), (2, 3, 2))),
+                   doms=(FULL_INT, Dom(ilo=-1, ihi=6)), arg_dtypes=(None, "int32"),
+                   native_ref=True, weak_args=(0,), differentiable=True, linear=(0,)))
+        add(OpCase("gather_window_clip", "gather",
+                   lambda x, i: lax.gather(x, i, lax.GatherDimensionNumbers(
+                       offset_dims=(1, 2), collapsed_slice_dims=(), start_index_map=(1,)),
+                       (x.shape[0], 2), mode="clip"),
+                   _window_ref, ALL, (((3, 5), (4, 1)), ((2, 4), (0, 1))),
+                   doms=(FULL_INT, Dom(ilo=-1, ihi=6)), arg_dtypes=(None, "int32"),
+                   native_ref=True, weak_args=(0,), differentiable=True, linear=(0,)))
+    scatter_dn = lambda: lax.ScatterDimensionNumbers(  # noqa: E731
+        update_window_dims=(1,), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,))
+    for prim, fn_name, kind, dts, lin in (
+            ("scatter", "scatter", "set", ALL, (0, 2)),
+            ("scatter-add", "scatter_add", "add", NUMBER, (0, 2)),
+            ("scatter-sub", "scatter_sub", "sub", NUMBER, (0, 2)),
+            ("scatter-mul", "scatter_mul", "mul", NUMBER, (0,)),
+            ("scatter-min", "scatter_min", "min", ALL, ()),
+            ("scatter-max", "scatter_max", "max", ALL, ())):
+        if prim not in registry:
+            continue
+        # `set` needs distinct in-bounds rows (XLA leaves the winner of a collision unspecified)
+        idx_dom = Dom(ilo=0, ihi=4, unique=True) if kind == "set" else Dom(ilo=-1, ihi=5)
+        add(OpCase(prim.replace("-", "_"), prim,
+                   (lambda f: lambda x, i, u: getattr(lax, f)(x, i, u, scatter_dn()))(fn_name),
+                   _scatter_ref(kind), dts,
+                   (((5, 3), (4, 1), (4, 3)), ((5, 3), (0, 1), (0, 3)), ((5, 0), (2, 1), (2, 0))),
+                   doms=(SMALL, idx_dom, SMALL), arg_dtypes=(None, "int32", None),
+                   native_ref=kind not in ("add", "sub", "mul"), weak_args=(0,),
+                   tol=RED_TOL, differentiable=True, linear=lin))
 
 
 _indexing_cases()

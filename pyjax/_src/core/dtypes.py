@@ -249,15 +249,16 @@ def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
     return (dtype, weak) if return_weak_type_flag else dtype
 
 
+_PYTHON_NODE_DTYPES = {int: int64, float: float64, complex: complex128}
+
+
 def promote_types(a: Any, b: Any) -> np.dtype:
-    """jnp.promote_types: promotion of two dtypes, both taken as strong (no canonicalisation)."""
-    da = python_scalar_dtypes.get(a) or np.dtype(a)
-    db = python_scalar_dtypes.get(b) or np.dtype(b)
-    na = {bool_: bool_}.get(da, int if a is int else float if a is float else
-                            complex if a is complex else da)
-    nb = {bool_: bool_}.get(db, int if b is int else float if b is float else
-                            complex if b is complex else db)
-    return _node_dtype(_least_upper_bound(True, frozenset((na, nb))))
+    """jnp.promote_types: promotion of two dtypes taken as strong, on the lattice of the current
+    x64 mode, without canonicalising the result (so float64 survives with x64 off)."""
+    nodes = frozenset(x if x in (int, float, complex) else np.dtype(
+        python_scalar_dtypes.get(x, x)) for x in (a, b))
+    node = _least_upper_bound(config.x64, nodes)
+    return _PYTHON_NODE_DTYPES.get(node, node)
 
 
 def to_inexact_dtype(dtype: np.dtype) -> np.dtype:

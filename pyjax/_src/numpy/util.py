@@ -106,7 +106,12 @@ def promote_shapes(fun_name: str, *args: Any) -> list[Any]:
     shapes = [np.shape(a) for a in args]
     nd = max(len(s) for s in shapes)
     if all(len(s) in (0, nd) for s in shapes):
-        return list(args)
+        return list(args)  # equal ranks: lax's own shape check words the error, as in JAX
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ValueError(f"Incompatible shapes for broadcasting: shapes="
+                         f"{[tuple(s) for s in shapes]}") from None
     out = []
     for a, s in zip(args, shapes):
         if 0 < len(s) < nd:

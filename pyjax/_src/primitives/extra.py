@@ -97,7 +97,10 @@ def _cumulative(name: str, np_fn: Callable) -> Any:
         if reverse:
             x = np.flip(x, axis)
         with np.errstate(all="ignore"):
-            out = np.asarray(np_fn(x, axis), dtype=x.dtype)
+            if x.dtype in (dtypes.float16, dtypes.bfloat16):  # XLA accumulates in float32
+                out = np.asarray(np_fn(x.astype(np.float32), axis)).astype(x.dtype)
+            else:
+                out = np.asarray(np_fn(x, axis), dtype=x.dtype)
         return np.flip(out, axis) if reverse else out
 
     return make_primitive(name, impl, abstract_eval)
