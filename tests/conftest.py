@@ -8,6 +8,8 @@ import pyjax
 
 settings.register_profile("pyjax", max_examples=60, deadline=None)
 settings.load_profile("pyjax")
+# Type-check every jaxpr the tests stage (pyjax._src.core.check).
+pyjax.config.update("jax_enable_checks", True)
 
 SHARED = os.path.join(os.path.dirname(__file__), "..", "..", "shared")
 

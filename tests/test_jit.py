@@ -169,3 +169,15 @@ def test_python_scalar_arguments_print_their_python_value():
 
 def test_var_method_works_on_tracers():
     np.testing.assert_allclose(jax.jit(lambda x: x.var())(jnp.arange(4.0)), 1.25)
+
+
+def test_checker_rejects_an_ill_typed_equation():
+    from pyjax._src.core.check import check_jaxpr
+    from pyjax._src.core.avals import ShapedArray
+    from pyjax._src.core.jaxpr import Var
+    closed = jax.make_jaxpr(lambda x: jnp.sin(x))(jnp.ones(3))
+    eqn = closed.jaxpr.eqns[0]
+    eqn.outvars[0] = Var(ShapedArray((4,), np.dtype("float32")))
+    closed.jaxpr.outvars[0] = eqn.outvars[0]
+    with pytest.raises(jax.errors.JaxprTypeError, match="sin"):
+        check_jaxpr(closed.jaxpr)

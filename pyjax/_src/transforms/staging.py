@@ -13,7 +13,9 @@ import numpy as np
 
 from pyjax._src.backend.dispatch import to_buffer
 from pyjax._src.core import dtypes
+from pyjax._src.config import config
 from pyjax._src.core.array import ArrayImpl
+from pyjax._src.core.check import check_jaxpr
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from pyjax._src.core.trace import Trace, Tracer, check_alive, use_trace
@@ -215,9 +217,12 @@ def trace_to_jaxpr(flat_fun: Callable[..., Sequence[Any]], in_avals: Sequence[Sh
     try:
         with use_trace(trace):
             outs = flat_fun(*args)
-        return trace.to_closed_jaxpr(outs)
+        closed = trace.to_closed_jaxpr(outs)
     finally:
         trace.finish()
+    if config.enable_checks:
+        check_jaxpr(closed.jaxpr)
+    return closed
 
 
 def make_jaxpr(fun: Callable, static_argnums: int | Sequence[int] = (),
