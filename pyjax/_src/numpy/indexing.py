@@ -268,6 +268,11 @@ def _apply_static(arr: Any, plan: _StaticPlan) -> Any:
     trivial = plan.strides is None and all(
         (lo, hi) == (0, n) for lo, hi, n in zip(plan.starts, plan.limits, shape))
     result = arr if trivial else shp.slice(arr, plan.starts, plan.limits, plan.strides)
+    return _reshape_after_slice(result, plan)
+
+
+def _reshape_after_slice(result: Any, plan: Any) -> Any:
+    """Apply a slice plan's reversals, squeezed axes and new axes, in JAX's order."""
     if plan.rev_axes:
         result = shp.rev(result, plan.rev_axes)
     if plan.squeeze_axes:
@@ -347,13 +352,7 @@ def _apply_dynamic(arr: Any, plan: _DynamicPlan, normalize: bool) -> Any:
     """dynamic_slice (unless trivial), then rev, squeeze and expand_dims."""
     result = arr if plan.trivial else ix.dynamic_slice(arr, plan.starts, plan.sizes,
                                                        allow_negative_indices=normalize)
-    if plan.rev_axes:
-        result = shp.rev(result, plan.rev_axes)
-    if plan.squeeze_axes:
-        result = shp.squeeze(result, plan.squeeze_axes)
-    if plan.newaxis_dims:
-        result = shp.expand_dims(result, plan.newaxis_dims)
-    return result
+    return _reshape_after_slice(result, plan)
 
 
 # ---------------------------------------------------------------------------------------------

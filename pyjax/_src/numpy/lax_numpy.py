@@ -815,19 +815,25 @@ def _with(shape: Sequence[int], axis: int, size: int) -> tuple[int, ...]:
     return tuple(out)
 
 
+def _sort_operand(name: str, a: Any, axis: int | None, kind: Any, order: Any
+                  ) -> tuple[Any, int]:
+    """The array to sort (flattened when axis is None) and the axis; rejects NumPy-only args."""
+    arr = _ensure(name, a)
+    if kind is not None:
+        raise TypeError(f"'kind' argument to {name} is not supported. Use stable=True or "
+                        "stable=False to specify sort stability.")
+    if order is not None:
+        raise TypeError(f"'order' argument to {name} is not supported.")
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    return arr, canonicalize_axis(axis, np.ndim(arr))
+
+
 @staged_as_jit(static_argnames=("axis", "kind", "order", "stable", "descending"))
 def sort(a: Any, axis: int | None = -1, *, kind: None = None, order: None = None,
          stable: bool = True, descending: bool = False) -> Any:
     """Sorted copy along `axis` (of the flattened array when None)."""
-    arr = _ensure("sort", a)
-    if kind is not None:
-        raise TypeError("'kind' argument to sort is not supported. Use stable=True or "
-                        "stable=False to specify sort stability.")
-    if order is not None:
-        raise TypeError("'order' argument to sort is not supported.")
-    if axis is None:
-        arr, axis = ravel(arr), 0
-    dimension = canonicalize_axis(axis, np.ndim(arr))
+    arr, dimension = _sort_operand("sort", a, axis, kind, order)
     result = lax_extra.sort(arr, dimension=dimension, is_stable=stable)
     return shp.rev(result, [dimension]) if descending else result
 
@@ -836,15 +842,7 @@ def sort(a: Any, axis: int | None = -1, *, kind: None = None, order: None = None
 def argsort(a: Any, axis: int | None = -1, *, kind: None = None, order: None = None,
             stable: bool = True, descending: bool = False, dtype: Any = None) -> Any:
     """Indices that sort `a` along `axis`."""
-    arr = _ensure("argsort", a)
-    if kind is not None:
-        raise TypeError("'kind' argument to argsort is not supported. Use stable=True or "
-                        "stable=False to specify sort stability.")
-    if order is not None:
-        raise TypeError("'order' argument to argsort is not supported.")
-    if axis is None:
-        arr, axis = ravel(arr), 0
-    dimension = canonicalize_axis(axis, np.ndim(arr))
+    arr, dimension = _sort_operand("argsort", a, axis, kind, order)
     if dtype is not None:
         index_dtype = dtypes.check_user_dtype(dtype)
     elif np.shape(arr)[dimension] < 2**31:
