@@ -67,3 +67,17 @@ def test_tracer_repr_and_properties():
     seen = []
     jax.make_jaxpr(lambda x: seen.append((repr(x), x.shape, x.dtype, x.ndim)) or x)(1.0)
     assert seen == [("JitTracer(~float32[])", (), np.dtype("float32"), 0)]
+
+
+def test_leak_error_names_the_line_that_created_the_value():
+    leaked = []
+
+    def f(x):
+        y = jnp.sin(x)  # the leaked value is created here
+        leaked.append(y)
+        return x
+    jax.jit(f)(1.0)
+    with pytest.raises(errors.UnexpectedTracerError) as info:
+        leaked[0] + 1
+    line = f.__code__.co_firstlineno + 1
+    assert f"created on line {__file__}:{line} (f)." in str(info.value)

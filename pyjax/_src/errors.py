@@ -111,29 +111,34 @@ class NonConcreteBooleanIndexError(JAXIndexError):
 
 
 _RULE = "-" * 30
-_LEAK_DETAILS = (
-    f"{_RULE}\nThe leaked intermediate value was created on line . \n{_RULE}\n"
-    "When the value was created, the final 5 stack frames (most recent last) excluding "
-    f"JAX-internal frames were:\n{_RULE}\n\n{_RULE}\n\n"
-    "To catch the leak earlier, try setting the environment variable JAX_CHECK_TRACER_LEAKS "
-    "or using the `jax.checking_leaks` context manager.")
+
+
+def _leak_details(frames: tuple) -> str:
+    """JAX's leak paragraph, with the creating line and frames filled in (JAX leaves them empty)."""
+    created = str(frames[0]) if frames else ""
+    stack = "\n".join(str(f) for f in reversed(frames))
+    return (f"{_RULE}\nThe leaked intermediate value was created on line {created}. \n{_RULE}\n"
+            "When the value was created, the final 5 stack frames (most recent last) excluding "
+            f"JAX-internal frames were:\n{_RULE}\n{stack}\n{_RULE}\n\n"
+            "To catch the leak earlier, try setting the environment variable "
+            "JAX_CHECK_TRACER_LEAKS or using the `jax.checking_leaks` context manager.")
 
 
 class UnexpectedTracerError(JAXTypeError):
     """A tracer escaped its transformation (saved to a global) and was used afterwards."""
 
-    def __init__(self, tracer: Any, describe: Callable[[], str] | None = None):
+    def __init__(self, tracer: Any, describe: Callable[[], tuple[str, tuple]] | None = None):
         super().__init__()
         self.tracer, self.describe = tracer, describe
 
     def _build(self) -> str:
-        where = self.describe() if self.describe else ""
+        where, frames = self.describe() if self.describe else ("", ())
         return ("Encountered an unexpected tracer. A function transformed by JAX had a side "
                 "effect, allowing for a reference to an intermediate value with type "
                 f"{self.tracer.aval.str_short()} wrapped in a {type(self.tracer).__name__} to "
                 "escape the scope of the transformation.\nJAX transformations require that "
                 "functions explicitly return their outputs, and disallow saving intermediate "
-                f"values to global state.\n{where}\n{_LEAK_DETAILS}"
+                f"values to global state.\n{where}\n{_leak_details(frames)}"
                 f"\nSee {_DOCS}#jax.errors.UnexpectedTracerError")
 
 

@@ -57,7 +57,7 @@ def to_buffer(x: Any) -> tuple[np.ndarray, bool]:
     from pyjax._src.core.trace import Tracer, check_alive
     if isinstance(x, Tracer):
         check_alive(x)
-        raise errors.UnexpectedTracerError(x, x._trace.describe_leak)
+        raise errors.UnexpectedTracerError(x, lambda: x._trace.describe_leak(x))
     if hasattr(x, "__jax_array__"):
         return to_buffer(x.__jax_array__())
     raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX type")

@@ -51,15 +51,16 @@ class Trace:
         """Why `tracer` is not concrete (the paragraph tracer errors print)."""
         return ""
 
-    def describe_leak(self) -> str:
-        return ""
+    def describe_leak(self, tracer: "Tracer") -> tuple[str, tuple]:
+        """(which traced function leaked it, user frames where it was created)."""
+        return "", ()
 
 
 def check_alive(tracer: "Tracer") -> None:
     """Raise UnexpectedTracerError if `tracer`'s transformation has already finished."""
     trace = tracer._trace
     if not trace.alive:
-        raise errors.UnexpectedTracerError(tracer, trace.describe_leak)
+        raise errors.UnexpectedTracerError(tracer, lambda: trace.describe_leak(tracer))
 
 
 def _conversion_error(fun: str) -> Any:

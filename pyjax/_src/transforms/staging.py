@@ -18,6 +18,7 @@ from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.check import check_jaxpr
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
+from pyjax._src.core.source_info import user_frames
 from pyjax._src.core.trace import Trace, Tracer, check_alive, use_trace
 
 
@@ -141,10 +142,10 @@ class StagingTrace(Trace):
         out = prim.abstract_eval(*[a.aval for a in atoms], **params)
         if prim.multiple_results:
             outvars = [Var(aval) for aval in out]
-            self.eqns.append(Eqn(prim, atoms, outvars, params))
+            self.eqns.append(Eqn(prim, atoms, outvars, params, user_frames()))
             return [DynamicJaxprTracer(self, v) for v in outvars]
         var = Var(out)
-        self.eqns.append(Eqn(prim, atoms, [var], params))
+        self.eqns.append(Eqn(prim, atoms, [var], params, user_frames()))
         return DynamicJaxprTracer(self, var)
 
     def to_closed_jaxpr(self, outs: Sequence[Any]) -> ClosedJaxpr:
@@ -201,12 +202,15 @@ class StagingTrace(Trace):
                 "use jnp.where or lax.cond / lax.while_loop instead of Python control flow.")
         return text + "\n" + hint if positions else text
 
-    def describe_leak(self) -> str:
+    def describe_leak(self, tracer: Tracer) -> tuple[str, tuple]:
+        """(which traced function leaked it, the user frames where the value was created)."""
         dbg = self.debug_info
-        if dbg is None:
-            return ""
-        return (f"The function being traced when the value leaked was {dbg.func_src_info()} "
-                f"traced for {dbg.traced_for}.")
+        where = "" if dbg is None else (
+            f"The function being traced when the value leaked was {dbg.func_src_info()} "
+            f"traced for {dbg.traced_for}.")
+        var = getattr(tracer, "jaxpr_var", None)
+        frames = next((eqn.source_info for eqn in self.eqns if var in eqn.outvars), ())
+        return where, frames or ()
 
 
 def trace_to_jaxpr(flat_fun: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray],
