@@ -35,6 +35,11 @@ NOT_DIRECTLY_CALLABLE: dict[str, tuple[str, bool]] = {
     "cond": ("control flow: carries branch jaxprs", True),
     "while": ("control flow: carries cond and body jaxprs", False),
     "scan": ("control flow: carries a body jaxpr", True),
+    **{name: ("PRNG: operands are key arrays or key data; tests/test_random.py checks it "
+              "against recorded JAX values", False)
+       for name in ("threefry2x32", "random_seed", "random_split", "random_fold_in",
+                    "random_bits", "random_wrap", "random_unwrap", "random_clone",
+                    "random_gamma", "random_poisson")},
 }
 
 

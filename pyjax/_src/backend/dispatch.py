@@ -12,7 +12,7 @@ import numpy as np
 from pyjax._src import errors
 from pyjax._src.config import config
 from pyjax._src.core import dtypes
-from pyjax._src.core.array import ArrayImpl
+from pyjax._src.core.array import Array, ArrayImpl
 from pyjax._src.core.avals import ShapedArray
 
 _INT_BOUNDS = {dtypes.int32: (-2**31, 2**31 - 1), dtypes.int64: (-2**63, 2**63 - 1)}
@@ -58,6 +58,8 @@ def to_buffer(x: Any) -> tuple[np.ndarray, bool]:
     if isinstance(x, Tracer):
         check_alive(x)
         raise errors.UnexpectedTracerError(x, lambda: x._trace.describe_leak(x))
+    if isinstance(x, Array):  # an array of an extended dtype (PRNG keys): its physical buffer
+        return x._buf, False
     if hasattr(x, "__jax_array__"):
         return to_buffer(x.__jax_array__())
     raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX type")
@@ -75,6 +77,8 @@ def aval_of(x: Any) -> ShapedArray:
 def wrap(buf: Any, aval: ShapedArray) -> ArrayImpl:
     """Wrap an impl's result as an Array of exactly the abstract value's dtype."""
     if type(buf) is not np.ndarray or buf.dtype != aval.dtype:
+        if not isinstance(aval.dtype, np.dtype):  # extended dtype (PRNG keys) over its buffer
+            return aval.dtype.wrap_physical(buf)
         buf = np.asarray(buf, aval.dtype)
     return ArrayImpl(buf, aval.weak_type)
 

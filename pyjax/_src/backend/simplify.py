@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from pyjax._src.backend.dispatch import to_buffer
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
@@ -75,7 +76,7 @@ _RULES: dict[str, Callable[[Eqn, Eqn | None, dict], Rewrite]] = {
 def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:
     """A rewritten copy of `closed` (the same object when no rule applies)."""
     jaxpr = closed.jaxpr
-    consts = {v: np.asarray(c) for v, c in zip(jaxpr.constvars, closed.consts)
+    consts = {v: to_buffer(c)[0] for v, c in zip(jaxpr.constvars, closed.consts)
               if not hasattr(c, "_trace")}
     producers: dict[Var, Eqn] = {}
     renamed: dict[Any, Any] = {}

@@ -15,6 +15,7 @@ from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.primitive import Primitive
 from pyjax._src.core.trace import Tracer
+from pyjax._src.primitives import xla_math
 from pyjax._src.primitives._rules import (
     ANY, BOOL, COMPLEX, FLOAT, INT, INTEGRAL, NUMBER, UINT, check_kinds, dtype_kind, fast_eager,
     make_primitive)
@@ -148,7 +149,7 @@ not_p = unop("not", np.invert, INTEGRAL)
 square_p = unop("square", np.square, NUMBER)
 erf_p = unop("erf", _same_dtype(sps.erf), (FLOAT,))
 erfc_p = unop("erfc", _same_dtype(sps.erfc), (FLOAT,))
-erf_inv_p = unop("erf_inv", _same_dtype(sps.erfinv), (FLOAT,))
+erf_inv_p = unop("erf_inv", xla_math.erf_inv, (FLOAT,))  # XLA's polynomial, bit for bit
 lgamma_p = unop("lgamma", _same_dtype(sps.gammaln), (FLOAT,))
 digamma_p = unop("digamma", _same_dtype(sps.digamma), (FLOAT,))
 real_p = unop("real", np.real, (COMPLEX,), out_dtype=_real_dtype)

@@ -103,8 +103,9 @@ def reshape(operand: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | 
     new_sizes = _ints(new_sizes)
     dims = None if dimensions is None or tuple(dimensions) == tuple(range(np.ndim(operand))) \
         else _ints(dimensions)
-    if dims is None and tuple(np.shape(operand)) == new_sizes and hasattr(operand, "aval"):
-        return operand
+    same = tuple(np.shape(operand)) == new_sizes
+    if dims is None and same and np.shape(operand) and hasattr(operand, "aval"):
+        return operand  # as JAX: a no-op reshape binds nothing, except for 0-d operands
     return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dims, sharding=None)
 
 

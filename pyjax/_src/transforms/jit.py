@@ -18,7 +18,7 @@ from pyjax._src.backend.dispatch import scalar_buffer, to_buffer, wrap
 from pyjax._src.backend.executor import compile_jaxpr
 from pyjax._src.config import config
 from pyjax._src.core import dtypes
-from pyjax._src.core.array import ArrayImpl
+from pyjax._src.core.array import Array, ArrayImpl
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, PrintContext, pp_eqn_standard
 from pyjax._src.core.primitive import Primitive
@@ -84,6 +84,9 @@ def _leaf_signature(x: Any) -> Any:
         return (aval.shape, aval.dtype, aval.weak_type)
     if isinstance(x, (np.ndarray, np.generic)):
         return (x.shape, dtypes.canonicalize_dtype(x.dtype), False)
+    if isinstance(x, Array):  # arrays of an extended dtype (PRNG keys)
+        aval = x.aval
+        return (aval.shape, aval.dtype, aval.weak_type)
     if hasattr(x, "__jax_array__"):
         return _leaf_signature(x.__jax_array__())
     raise TypeError(

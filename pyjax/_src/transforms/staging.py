@@ -14,7 +14,7 @@ import numpy as np
 from pyjax._src.backend.dispatch import to_buffer
 from pyjax._src.core import dtypes
 from pyjax._src.config import config
-from pyjax._src.core.array import ArrayImpl
+from pyjax._src.core.array import Array, ArrayImpl
 from pyjax._src.core.check import check_jaxpr
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
@@ -68,7 +68,7 @@ def abstractify(x: Any) -> ShapedArray:
     """The abstract value a traced function sees for argument `x`."""
     if type(x) is ArrayImpl:
         return ShapedArray(x._buf.shape, x._buf.dtype, x._weak)
-    if isinstance(x, Tracer):
+    if isinstance(x, Array):  # tracers and key arrays
         return x.aval
     if hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, (np.ndarray, np.generic)):
         return ShapedArray(tuple(x.shape), dtypes.canonicalize_dtype(x.dtype),
@@ -117,6 +117,8 @@ class StagingTrace(Trace):
             return self._constvar(x, x.aval)
         if type(x) is ArrayImpl:
             buf, weak = x._buf, x._weak
+        elif isinstance(x, Array):  # a concrete array of an extended dtype (PRNG keys)
+            return self._constvar(x, x.aval)
         else:
             buf, weak = to_buffer(x)
             if type(x) in dtypes.python_scalar_dtypes:  # JAX prints the Python value itself
@@ -157,7 +159,7 @@ class StagingTrace(Trace):
 
     def _check_output(self, x: Any) -> None:
         """Outputs must be arrays or scalars; anything else is the user's bug, named as JAX does."""
-        if isinstance(x, (Tracer, ArrayImpl)) or type(x) in dtypes.python_scalar_dtypes:
+        if isinstance(x, Array) or type(x) in dtypes.python_scalar_dtypes:
             return
         if isinstance(x, (np.ndarray, np.generic)) and \
                 dtypes.canonicalize_dtype(x.dtype) in dtypes.supported_dtypes:
