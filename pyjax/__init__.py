@@ -5,6 +5,12 @@
 """
 __version__ = "0.10.2"
 
+import warnings as _warnings
+
+# NumPy reports floating-point events (overflow, 0/0, inf-inf) as RuntimeWarnings; XLA computes
+# the same inf/nan silently.  Only warnings raised from pyjax's own modules are silenced.
+_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"pyjax\._src\.")
+
 from pyjax._src.config import config  # noqa: F401
 from pyjax._src.core.array import Array  # noqa: F401
 from pyjax._src.numpy import array_methods as _array_methods  # noqa: F401  (installs methods)

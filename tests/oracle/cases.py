@@ -438,6 +438,8 @@ def jaxpr_cases(jax, jnp, lax, np, x64=False):
     add("misc_identity", lambda x: x, f3)
     add("misc_return_twice", lambda x: (x, x), f3)
     add("misc_unused_arg", lambda x, y: y, f3, i3)
+    add("misc_allclose", lambda x, y: jnp.allclose(x, y), f3, g3)
+    add("misc_isclose_equal_nan", lambda x, y: jnp.isclose(x, y, equal_nan=True), f3, g3)
     add("misc_no_args_const", lambda: jnp.float32(1))
     add("misc_many_args", lambda a, b, c, d, e: a + b + c + d + e, f3, f3, f3, f3, f3)
 

@@ -443,3 +443,46 @@ cumsum = _cumulative("cumsum", lax_extra.cumsum, False, 0)
 cumprod = _cumulative("cumprod", lax_extra.cumprod, False, 1)
 nancumsum = _cumulative("nancumsum", lax_extra.cumsum, True, 0)
 nancumprod = _cumulative("nancumprod", lax_extra.cumprod, True, 1)
+
+
+# ---------------------------------------------------------------------------------------------
+# Closeness and equality of whole arrays
+# ---------------------------------------------------------------------------------------------
+
+@staged_as_jit(static_argnames=("equal_nan",))
+def isclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: bool = False
+            ) -> Any:
+    """a == b, or b finite and |a - b| <= atol + rtol * |b| (NaNs equal when equal_nan)."""
+    from pyjax._src.numpy import ufuncs as uf
+    from pyjax._src.primitives import elementwise as lax
+    a, b = util.promote_args_inexact("isclose", a, b)
+    dtype = np.dtype(a.dtype)
+    if dtypes.is_complex(dtype):
+        dtype = np.finfo(dtype).dtype
+    rtol = lax.convert_element_type(rtol, dtype)
+    atol = lax.convert_element_type(atol, dtype)
+    both_nan = uf.logical_and(lax.ne(a, a), lax.ne(b, b))
+    finite_b = lax.is_finite(b) if not dtypes.is_complex(np.dtype(b.dtype)) else \
+        uf.isfinite(b)
+    within = lax.le(lax.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, lax.abs(b))))
+    out = uf.logical_or(lax.eq(a, b), uf.logical_and(finite_b, within))
+    return uf.logical_or(out, both_nan) if equal_nan else out
+
+
+@staged_as_jit(static_argnames=("equal_nan",))
+def allclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: bool = False
+             ) -> Any:
+    """Whether every element of a is close to b (see isclose)."""
+    return all(isclose(a, b, rtol, atol, equal_nan))
+
+
+def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> Any:
+    """Same shape and same values (NaNs equal when equal_nan)."""
+    from pyjax._src.numpy import ufuncs as uf
+    a1, a2 = util.as_operand(a1), util.as_operand(a2)
+    if np.shape(a1) != np.shape(a2):
+        return util.as_operand(False)
+    equal = uf.equal(a1, a2)
+    if equal_nan:
+        equal = uf.logical_or(equal, uf.logical_and(uf.isnan(a1), uf.isnan(a2)))
+    return all(equal)
