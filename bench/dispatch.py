@@ -5,11 +5,18 @@ and the first-call trace+compile time of selu.  NumPy alongside, JAX when it is 
 """
 from __future__ import annotations
 
-import importlib.util
-import time
-import timeit
+import os
+import sys
 
-import numpy as np
+# bench/random.py would shadow the standard library's `random` for scripts run from bench/.
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(
+    os.path.abspath(__file__))]
+
+import importlib.util  # noqa: E402
+import time  # noqa: E402
+import timeit  # noqa: E402
+
+import numpy as np  # noqa: E402
 
 
 def per_call_us(fn, number: int = 20000, repeat: int = 7) -> float:
