@@ -20,6 +20,8 @@ from pyjax._src.api import (  # noqa: F401
 from pyjax._src.parallel.devices import (  # noqa: F401
     default_backend, device_count, devices, local_device_count, local_devices, process_count,
     process_index)
+from pyjax._src.transforms.ad_api import (  # noqa: F401
+    grad, hessian, jacfwd, jacobian, jacrev, jvp, linear_transpose, linearize, value_and_grad, vjp)
 from pyjax._src.transforms.jit import jit  # noqa: F401
 from pyjax._src.transforms.staging import make_jaxpr  # noqa: F401
 from pyjax._src.alias import alias_as_jax  # noqa: F401

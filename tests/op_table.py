@@ -618,6 +618,8 @@ for _y in (-1, -2):
 # ---------------------------------------------------------------------------------------------
 
 binary("add", lax.add, np.add, NUMBER, doms=FULL_INT, differentiable=True, linear=(0, 1))
+binary("add_any", lambda x, y: bind("add_any", x, y), np.add, NUMBER, doms=FULL_INT,
+       shapes=(((), ()), ((0,), (0,)), ((2, 3), (2, 3))), differentiable=True, linear=(0, 1))
 binary("sub", lax.sub, np.subtract, NUMBER, doms=FULL_INT, differentiable=True, linear=(0, 1))
 binary("mul", lax.mul, np.multiply, NUMBER, doms=FULL_INT, differentiable=True, linear=(0, 1))
 binary("div", lax.div, _ref_div, INT + FLOAT,

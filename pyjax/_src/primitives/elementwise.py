@@ -16,11 +16,38 @@ from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.primitive import Primitive
 from pyjax._src.core.trace import Tracer
 from pyjax._src.primitives import xla_math
+from pyjax._src.transforms import ad
 from pyjax._src.primitives._rules import (
     ANY, BOOL, COMPLEX, FLOAT, INT, INTEGRAL, NUMBER, UINT, check_kinds, dtype_kind, fast_eager,
     make_primitive)
 
 _INEXACT = (FLOAT, COMPLEX)
+
+
+def _one(x: Any) -> ArrayImpl:
+    """1 in x's dtype, as a (literal) constant."""
+    return ArrayImpl(np.ones((), x.dtype), False)
+
+
+def _neg_ct(ct: Any) -> Any:
+    return ct if type(ct) is ad.Zero else neg(ct)
+
+
+def _unbroadcast(x: Any, ct: Any) -> Any:
+    """Cotangent for operand x of an elementwise op (None when x is not linear); sums over the
+    axes lax broadcast implicitly (rank-0 operands and size-1 axes)."""
+    if not ad.is_undefined(x) or type(ct) is ad.Zero:
+        return None if not ad.is_undefined(x) else ct
+    shape = x.aval.shape
+    ct_shape = np.shape(ct)
+    if tuple(ct_shape) == tuple(shape):
+        return ct
+    from pyjax._src.primitives.reductions import reduce_sum
+    from pyjax._src.primitives.shape import reshape
+    axes = tuple(range(len(ct_shape))) if not shape else tuple(
+        i for i, (a, b) in enumerate(zip(shape, ct_shape)) if a == 1 and b != 1)
+    summed = reduce_sum(ct, axes)
+    return reshape(summed, shape) if shape else summed
 _SIGNED_NUMBER = (INT, FLOAT, COMPLEX)
 
 
@@ -117,20 +144,26 @@ def _is_finite(x: np.ndarray) -> np.ndarray:
 
 
 neg_p = unop("neg", np.negative, NUMBER)
+ad.deflinear(neg_p, lambda ct, x: [_neg_ct(ct)])
 sign_p = unop("sign", _sign, NUMBER)
 floor_p = unop("floor", np.floor, (FLOAT,))
 ceil_p = unop("ceil", np.ceil, (FLOAT,))
 round_p = unop("round", _round_impl, (FLOAT,))
 is_finite_p = unop("is_finite", _is_finite, (FLOAT,), out_dtype=lambda d: dtypes.bool_)
 exp_p = unop("exp", _errstate(np.exp), _INEXACT)
+ad.defjvp2(exp_p, lambda g, ans, x: mul(g, ans))
 exp2_p = unop("exp2", _errstate(np.exp2), _INEXACT)
 log_p = unop("log", _errstate(np.log), _INEXACT)
+ad.defjvp(log_p, lambda g, x: div(g, x))
 log1p_p = unop("log1p", _errstate(np.log1p), _INEXACT)
 expm1_p = unop("expm1", _errstate(np.expm1), _INEXACT)
 tanh_p = unop("tanh", np.tanh, _INEXACT)
+ad.defjvp2(tanh_p, lambda g, ans, x: mul(add(g, mul(g, ans)), sub(_one(x), ans)))
 logistic_p = unop("logistic", _errstate(_logistic), _INEXACT)
 sin_p = unop("sin", np.sin, _INEXACT)
+ad.defjvp(sin_p, lambda g, x: mul(g, cos(x)))
 cos_p = unop("cos", np.cos, _INEXACT)
+ad.defjvp(cos_p, lambda g, x: neg(mul(g, sin(x))))
 tan_p = unop("tan", np.tan, _INEXACT)
 asin_p = unop("asin", _errstate(np.arcsin), _INEXACT)
 acos_p = unop("acos", _errstate(np.arccos), _INEXACT)
@@ -296,8 +329,14 @@ def _shift_right_logical(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 add_p = binop("add", np.add, NUMBER)
+ad.deflinear(add_p, lambda ct, x, y: [_unbroadcast(x, ct), _unbroadcast(y, ct)])
 sub_p = binop("sub", np.subtract, NUMBER)
+ad.deflinear(sub_p, lambda ct, x, y: [_unbroadcast(x, ct), _unbroadcast(y, _neg_ct(ct))])
 mul_p = binop("mul", np.multiply, NUMBER)
+ad.defjvp(mul_p, lambda g, x, y: mul(g, y), lambda g, x, y: mul(x, g))
+mul_p.transpose = lambda ct, x, y: [
+    _unbroadcast(x, mul(ct, y)) if ad.is_undefined(x) else None,
+    _unbroadcast(y, mul(x, ct)) if ad.is_undefined(y) else None]
 div_p = binop("div", _div_impl, NUMBER)
 rem_p = binop("rem", _rem_impl, (INT, UINT, FLOAT))
 pow_p = binop("pow", _pow_impl, _INEXACT)

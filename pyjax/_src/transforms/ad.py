@@ -1,0 +1,367 @@
+"""Forward and reverse mode, the JAX way: jvp, linearize (jvp + partial evaluation), transpose.
+
+- `JVPTrace`: tangents ride with primals; a primitive's `jvp` rule runs under the parent trace,
+  written with lax functions so it is itself differentiable.  `Zero` is a symbolic zero tangent.
+- `PartialEvalTrace`: values are known (computed now, under the parent) or unknown (staged into
+  a linear jaxpr).  linearize = jvp with known primals and unknown tangents.
+- `backward_pass`: walks a linear jaxpr backwards, each linear primitive's `transpose` rule
+  mapping output cotangents to input cotangents, accumulated with `add_any`.
+
+Rule signatures (attributes of each Primitive):
+    jvp(primals, tangents, **params) -> (primal_out, tangent_out)   tangents may be Zero
+    transpose(ct, *args, **params) -> [ct per arg]   linear args are UndefinedPrimal; ct may be Zero
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from pyjax._src.core import dtypes
+from pyjax._src.core.array import ArrayImpl
+from pyjax._src.core.avals import ShapedArray
+from pyjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, eval_jaxpr
+from pyjax._src.core.primitive import Primitive
+from pyjax._src.core.trace import Trace, Tracer, check_alive, trace_state, use_trace
+from pyjax._src.primitives._rules import NUMBER, check_kinds, make_primitive
+from pyjax._src.transforms.staging import DynamicJaxprTracer, StagingTrace, abstractify
+
+
+# ---------------------------------------------------------------------------------------------
+# Symbolic zeros, undefined primals, tangent types
+# ---------------------------------------------------------------------------------------------
+
+def tangent_aval(aval: ShapedArray) -> ShapedArray:
+    """Tangents of integer and boolean values have dtype float0, as in JAX."""
+    if dtypes.is_inexact(aval.dtype):
+        return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
+    return ShapedArray(aval.shape, dtypes.float0, False)
+
+
+class Zero:
+    """A tangent or cotangent known to be zero: costs nothing until instantiated."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+    @staticmethod
+    def like(x: Any) -> "Zero":
+        return Zero(tangent_aval(abstractify(x)))
+
+    def __repr__(self) -> str:
+        return f"Zero({self.aval})"
+
+
+class UndefinedPrimal:
+    """Marks a linear input of a transpose rule: only its aval is known."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+    def __repr__(self) -> str:
+        return f"UndefinedPrimal({self.aval})"
+
+
+def is_undefined(x: Any) -> bool:
+    return type(x) is UndefinedPrimal
+
+
+def zeros_like_aval(aval: ShapedArray) -> Any:
+    """A concrete (or staged) array of zeros of `aval` (float0 zeros are NumPy structs)."""
+    if aval.dtype == dtypes.float0:
+        return np.zeros(aval.shape, dtypes.float0)
+    from pyjax._src.primitives.shape import broadcast_in_dim
+    zero = ArrayImpl(np.zeros((), aval.dtype), False)
+    return broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
+
+
+def instantiate(t: Any) -> Any:
+    """A Zero as an actual array of zeros; anything else unchanged."""
+    return zeros_like_aval(t.aval) if type(t) is Zero else t
+
+
+def _add_any_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return np.add(x, y)
+
+
+def _add_any_abstract(x: ShapedArray, y: ShapedArray) -> ShapedArray:
+    if x.shape != y.shape or x.dtype != y.dtype:
+        raise TypeError(f"add_any requires operands of one type, got {x.str_short()} and "
+                        f"{y.str_short()}")
+    check_kinds("add_any", NUMBER, x)
+    return ShapedArray(x.shape, x.dtype, x.weak_type and y.weak_type)
+
+
+#: Sum of two tangents or cotangents (the accumulation primitive of reverse mode).
+add_any_p = make_primitive("add_any", _add_any_impl, _add_any_abstract)
+
+
+def add_tangents(x: Any, y: Any) -> Any:
+    """x + y where either may be a symbolic Zero."""
+    if type(x) is Zero:
+        return y
+    if type(y) is Zero:
+        return x
+    return add_any_p.bind(x, y)
+
+
+add_any_p.jvp = lambda primals, tangents: (
+    add_any_p.bind(*primals), add_tangents(*tangents))
+add_any_p.transpose = lambda ct, x, y: [ct if is_undefined(x) else None,
+                                        ct if is_undefined(y) else None]
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers to declare rules
+# ---------------------------------------------------------------------------------------------
+
+def defjvp(prim: Primitive, *rules: Callable | None) -> None:
+    """One rule per operand: `rule(g, *primals, **params)` is that operand's contribution to the
+    output tangent (None: not differentiable in it).  Contributions are summed with add_any."""
+    def jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple:
+        out = prim.bind(*primals, **params)
+        total: Any = Zero.like(out)
+        for rule, g in zip(rules, tangents):
+            if rule is not None and type(g) is not Zero:
+                total = add_tangents(total, rule(g, *primals, **params))
+        return out, total
+    prim.jvp = jvp
+
+
+def defjvp2(prim: Primitive, *rules: Callable | None) -> None:
+    """Like defjvp, but each rule also receives the primal output: `rule(g, ans, *primals)`."""
+    def jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple:
+        out = prim.bind(*primals, **params)
+        total: Any = Zero.like(out)
+        for rule, g in zip(rules, tangents):
+            if rule is not None and type(g) is not Zero:
+                total = add_tangents(total, rule(g, out, *primals, **params))
+        return out, total
+    prim.jvp = jvp
+
+
+def defjvp_zero(prim: Primitive) -> None:
+    """The output does not vary with the inputs (comparisons, integer results)."""
+    def jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple:
+        out = prim.bind(*primals, **params)
+        if prim.multiple_results:
+            return out, [Zero.like(o) for o in out]
+        return out, Zero.like(out)
+    prim.jvp = jvp
+
+
+def deflinear(prim: Primitive, transpose: Callable) -> None:
+    """A primitive linear in all its operands: its jvp is itself applied to the tangents."""
+    def jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple:
+        out = prim.bind(*primals, **params)
+        if all(type(t) is Zero for t in tangents):
+            return out, Zero.like(out)
+        return out, prim.bind(*[instantiate(t) for t in tangents], **params)
+    prim.jvp = jvp
+    prim.transpose = transpose
+
+
+# ---------------------------------------------------------------------------------------------
+# JVP trace
+# ---------------------------------------------------------------------------------------------
+
+class JVPTracer(Tracer):
+    __slots__ = ("primal", "tangent")
+    tracer_name = "JVPTracer"
+
+    def __init__(self, trace: "JVPTrace", primal: Any, tangent: Any):
+        self._trace, self.primal, self.tangent = trace, primal, tangent
+
+    @property
+    def aval(self) -> ShapedArray:
+        return abstractify(self.primal)
+
+    def concrete_value(self) -> Any:
+        primal = self.primal
+        if isinstance(primal, Tracer):
+            return primal.concrete_value()
+        return np.asarray(primal)
+
+
+class JVPTrace(Trace):
+    """Carries (primal, tangent) pairs; rules run under `parent`."""
+
+    def __init__(self, parent: Trace | None):
+        self.parent = parent
+
+    def lift(self, x: Any) -> tuple[Any, Any]:
+        if isinstance(x, JVPTracer) and x._trace is self:
+            return x.primal, x.tangent
+        if isinstance(x, Tracer):
+            check_alive(x)
+        return x, Zero.like(x)
+
+    def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
+        primals, tangents = zip(*(self.lift(x) for x in args)) if args else ((), ())
+        with use_trace(self.parent):
+            if all(type(t) is Zero for t in tangents):
+                return prim.bind(*primals, **params)
+            if prim.jvp is None:
+                raise NotImplementedError(f"Differentiation rule for '{prim.name}' not "
+                                          "implemented")
+            out, tangent_out = prim.jvp(primals, tangents, **params)
+        if prim.multiple_results:
+            return [self.wrap(p, t) for p, t in zip(out, tangent_out)]
+        return self.wrap(out, tangent_out)
+
+    def wrap(self, primal: Any, tangent: Any) -> Any:
+        return primal if type(tangent) is Zero else JVPTracer(self, primal, tangent)
+
+
+def jvp_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any],
+             tangents: Sequence[Any]) -> tuple[list, list]:
+    """Push `tangents` (arrays or Zero) through flat `fun` at `primals`."""
+    trace = JVPTrace(trace_state.trace)
+    args = [trace.wrap(p, t) for p, t in zip(primals, tangents)]
+    try:
+        with use_trace(trace):
+            outs = fun(*args)
+    finally:
+        trace.finish()
+    primal_outs, tangent_outs = [], []
+    for out in outs:
+        p, t = trace.lift(out)
+        primal_outs.append(p)
+        tangent_outs.append(t)
+    return primal_outs, tangent_outs
+
+
+# ---------------------------------------------------------------------------------------------
+# Partial evaluation: known values are computed now, unknown ones are staged
+# ---------------------------------------------------------------------------------------------
+
+class PartialEvalTrace(Trace):
+    """Known inputs → compute under `parent`; any unknown input → stage the equation into
+    `staging` (a StagingTrace whose constants become the residuals)."""
+
+    def __init__(self, parent: Trace | None):
+        self.parent = parent
+        self.staging = StagingTrace()
+
+    def is_unknown(self, x: Any) -> bool:
+        return isinstance(x, DynamicJaxprTracer) and x._trace is self.staging
+
+    def new_unknown(self, aval: ShapedArray) -> DynamicJaxprTracer:
+        return self.staging.new_arg(aval)
+
+    def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
+        if not any(self.is_unknown(x) for x in args):
+            with use_trace(self.parent):
+                return prim.bind(*args, **params)
+        sub = params.get("jaxpr")
+        if isinstance(sub, ClosedJaxpr):  # a call (jit): split its body into known/unknown
+            return eval_jaxpr(sub.jaxpr, sub.consts, *args)
+        return self.staging.process_primitive(prim, args, params)
+
+    def finish(self) -> None:
+        super().finish()
+        self.staging.finish()
+
+
+def linearize_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any]
+                   ) -> tuple[list, ClosedJaxpr, list]:
+    """Primal outputs, and the linear jaxpr mapping input tangents to output tangents (its
+    constants are the residuals, values of the enclosing trace)."""
+    pe = PartialEvalTrace(trace_state.trace)
+    tangents_in = [pe.new_unknown(aval) if aval.dtype != dtypes.float0 else Zero(aval)
+                   for aval in (tangent_aval(abstractify(p)) for p in primals)]
+    try:
+        with use_trace(pe):
+            primal_outs, tangent_outs = jvp_flat(fun, primals, tangents_in)
+        outvars = [_tangent_atom(pe, t, p) for t, p in zip(tangent_outs, primal_outs)]
+        jaxpr = Jaxpr(pe.staging.constvars, pe.staging.invars, outvars, pe.staging.eqns)
+        linear = ClosedJaxpr(jaxpr, pe.staging.const_values)
+    finally:
+        pe.finish()
+    return primal_outs, linear, [type(t) is Zero for t in tangent_outs]
+
+
+def _tangent_atom(pe: PartialEvalTrace, t: Any, primal: Any) -> Any:
+    """The jaxpr atom of an output tangent (a zero literal or constant when it is known)."""
+    if type(t) is Zero:
+        t = zeros_like_aval(t.aval)
+    if pe.is_unknown(t):
+        return t.jaxpr_var
+    return pe.staging.to_atom(t)
+
+
+# ---------------------------------------------------------------------------------------------
+# Transposition
+# ---------------------------------------------------------------------------------------------
+
+def backward_pass(linear: ClosedJaxpr, cts_out: Sequence[Any]) -> list[Any]:
+    """Cotangents of the linear jaxpr's inputs given those of its outputs (Zero where none)."""
+    jaxpr = linear.jaxpr
+    consts = dict(zip(jaxpr.constvars, linear.consts))
+    cts: dict[Var, Any] = {}
+
+    def add_ct(var: Any, ct: Any) -> None:
+        if type(var) is Var and ct is not None and type(ct) is not Zero:
+            cts[var] = add_tangents(cts[var], ct) if var in cts else ct
+
+    linear_vars = set(jaxpr.invars)
+    for eqn in jaxpr.eqns:
+        if any(type(a) is Var and a in linear_vars for a in eqn.invars):
+            linear_vars.update(eqn.outvars)
+    for var, ct in zip(jaxpr.outvars, cts_out):
+        add_ct(var, ct)
+    for eqn in reversed(jaxpr.eqns):
+        if not any(v in linear_vars for v in eqn.outvars):
+            continue
+        outs_ct = [cts.pop(v, Zero(v.aval)) for v in eqn.outvars]
+        if all(type(c) is Zero for c in outs_ct):
+            continue
+        args = [UndefinedPrimal(a.aval) if type(a) is Var and a in linear_vars
+                else (a.val if type(a) is Literal else consts[a]) for a in eqn.invars]
+        rule = eqn.primitive.transpose
+        if rule is None:
+            raise NotImplementedError(f"Transpose rule (for reverse-mode differentiation) for "
+                                      f"'{eqn.primitive.name}' not implemented")
+        ct = outs_ct if eqn.primitive.multiple_results else outs_ct[0]
+        for a, c in zip(eqn.invars, rule(ct, *args, **eqn.params)):
+            if type(a) is Var and a in linear_vars:
+                add_ct(a, c)
+    return [cts.get(v, Zero(v.aval)) for v in jaxpr.invars]
+
+
+# ---------------------------------------------------------------------------------------------
+# The jit call primitive: its jvp is a jit of the jvp of its body
+# ---------------------------------------------------------------------------------------------
+
+def _jit_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, jaxpr: ClosedJaxpr,
+             name: str) -> tuple[list, list]:
+    from pyjax._src.transforms.jit import jit_p
+    from pyjax._src.transforms.staging import trace_to_jaxpr
+    nonzero = [type(t) is not Zero for t in tangents]
+    n = len(primals)
+
+    def jvp_of_body(*args: Any) -> list:
+        given = iter(args[n:])
+        tangents_in = [next(given) if nz else t for nz, t in zip(nonzero, tangents)]
+        outs, outs_dot = jvp_flat(lambda *a: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *a),
+                                  args[:n], tangents_in)
+        return outs + [instantiate(t) for t in outs_dot]
+
+    nz_tangents = [t for t, nz in zip(tangents, nonzero) if nz]
+    avals = [abstractify(x) for x in (*primals, *nz_tangents)]
+    body = trace_to_jaxpr(jvp_of_body, avals)
+    outs = jit_p.bind(*primals, *nz_tangents, jaxpr=body, name=name)
+    k = len(jaxpr.out_avals)
+    return outs[:k], outs[k:]
+
+
+def _register_call_rules() -> None:
+    from pyjax._src.transforms.jit import jit_p
+    jit_p.jvp = _jit_jvp
+
+
+_register_call_rules()

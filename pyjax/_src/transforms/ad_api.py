@@ -1,0 +1,355 @@
+"""The user-facing autodiff functions over pytrees: jvp, linearize, vjp, grad, value_and_grad,
+jacfwd, jacrev, jacobian, hessian, linear_transpose."""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from pyjax._src.core import dtypes
+from pyjax._src.core.array import ArrayImpl
+from pyjax._src.transforms.ad import (
+    Zero, backward_pass, instantiate, jvp_flat, linearize_flat, tangent_aval, zeros_like_aval)
+from pyjax._src.transforms.staging import abstractify
+from pyjax._src.tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
+
+
+def _as_arrays(leaves: Sequence[Any]) -> list:
+    """Differentiated inputs as arrays (Python scalars become weak Arrays), as JAX does."""
+    from pyjax._src.numpy.util import as_operand
+    return [as_operand(x) for x in leaves]
+
+
+def _flat_fun(fun: Callable, in_tree: Any, out_trees: list) -> Callable:
+    """fun over flat leaves; records the output tree structure in `out_trees`."""
+    def flat(*leaves: Any) -> list:
+        out = fun(*tree_unflatten(in_tree, leaves))
+        out_leaves, out_tree = tree_flatten(out)
+        out_trees.append(out_tree)
+        return out_leaves
+    return flat
+
+
+def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any],
+        has_aux: bool = False) -> tuple:
+    """(fun(*primals), the directional derivative along `tangents`)."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists; found "
+                        f"{type(primals).__name__} and {type(tangents).__name__}.")
+    flat_p, in_tree = tree_flatten(tuple(primals))
+    flat_t, t_tree = tree_flatten(tuple(tangents))
+    flat_p, flat_t = _as_arrays(flat_p), _as_arrays(flat_t)
+    if in_tree != t_tree:
+        raise TypeError("primal and tangent arguments to jax.jvp must have the same tree "
+                        f"structure; primals have tree structure {in_tree} whereas tangents "
+                        f"have tree structure {t_tree}.")
+    for p, t in zip(flat_p, flat_t):
+        if np.shape(p) != np.shape(t):
+            raise ValueError("jvp called with different primal and tangent shapes;Got primal "
+                             f"shape {np.shape(p)} and tangent shape as {np.shape(t)}")
+    out_trees: list = []
+    target = _aux_split(fun, out_trees) if has_aux else fun
+    outs, outs_dot = jvp_flat(_flat_fun(target, in_tree, out_trees if not has_aux else []),
+                              flat_p, flat_t)
+    outs_dot = [instantiate(t) for t in outs_dot]
+    if has_aux:
+        (out_tree, aux_tree), = out_trees[-1:]
+        n = out_tree.num_leaves
+        return (tree_unflatten(out_tree, outs[:n]), tree_unflatten(out_tree, outs_dot[:n]),
+                tree_unflatten(aux_tree, outs[n:]))
+    return tree_unflatten(out_trees[-1], outs), tree_unflatten(out_trees[-1], outs_dot)
+
+
+def _aux_split(fun: Callable, trees: list) -> Callable:
+    """fun returning (out, aux) as one flat output list; records both trees in `trees`."""
+    def wrapped(*args: Any) -> Any:
+        result = fun(*args)
+        if not (isinstance(result, (tuple, list)) and len(result) == 2):
+            raise TypeError("has_aux=True requires the function to return a pair (out, aux), "
+                            f"got {type(result).__name__}")
+        out, aux = result
+        trees.append((tree_structure(out), tree_structure(aux)))
+        return (*tree_flatten(out)[0], *tree_flatten(aux)[0])
+    return wrapped
+
+
+def _vjp_flat(fun: Callable, primals: Sequence[Any], has_aux: bool) -> tuple:
+    flat_p, in_tree = tree_flatten(tuple(primals))
+    flat_p = _as_arrays(flat_p)
+    trees: list = []
+    if has_aux:
+        flat = _flat_fun(_aux_split(fun, trees), in_tree, [])
+    else:
+        flat = _flat_fun(fun, in_tree, trees)
+    outs, linear, _ = linearize_flat(flat, flat_p)
+    if has_aux:
+        out_tree, aux_tree = trees[-1]
+        n = out_tree.num_leaves
+        outs, aux = outs[:n], tree_unflatten(aux_tree, outs[n:])
+    else:
+        out_tree, aux = trees[-1], None
+    in_avals = [abstractify(p) for p in flat_p]
+    out_avals = [abstractify(o) for o in outs]
+
+    def vjp_fun(ct: Any) -> tuple:
+        flat_ct, ct_tree = tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise TypeError(f"Tree structure of cotangent input {ct_tree}, does not match "
+                            f"structure of primal output {out_tree}.")
+        for c, a in zip(flat_ct, out_avals):
+            if tuple(np.shape(c)) != a.shape:
+                raise ValueError(f"Shape of cotangent input to vjp pullback function "
+                                 f"{np.shape(c)} must be the same as the shape of corresponding "
+                                 f"primal input {a.shape}.")
+        if has_aux:
+            flat_ct = flat_ct + [Zero(tangent_aval(a)) for a in aux_avals]
+        cts = backward_pass(linear, flat_ct)
+        cts = [zeros_like_aval(tangent_aval(a)) if type(c) is Zero else c
+               for c, a in zip(cts, in_avals)]
+        return tree_unflatten(in_tree, cts)
+
+    aux_avals = [abstractify(x) for x in tree_flatten(aux)[0]] if has_aux else []
+    primal_out = tree_unflatten(out_tree, outs)
+    return (primal_out, vjp_fun, aux) if has_aux else (primal_out, vjp_fun)
+
+
+def vjp(fun: Callable, *primals: Any, has_aux: bool = False, reduce_axes: Any = ()) -> tuple:
+    """(fun(*primals), vjp_fun) where vjp_fun maps an output cotangent to input cotangents."""
+    return _vjp_flat(fun, primals, has_aux)
+
+
+def linearize(fun: Callable, *primals: Any) -> tuple:
+    """(fun(*primals), f_jvp) where f_jvp evaluates the linear map tangents -> output tangents."""
+    from pyjax._src.core.jaxpr import eval_jaxpr
+    flat_p, in_tree = tree_flatten(primals)
+    flat_p = _as_arrays(flat_p)
+    trees: list = []
+    outs, linear, _ = linearize_flat(_flat_fun(fun, in_tree, trees), flat_p)
+    out_tree = trees[-1]
+
+    def f_jvp(*tangents: Any) -> Any:
+        flat_t, t_tree = tree_flatten(tangents)
+        if t_tree != in_tree:
+            raise TypeError(f"linearized function called on tangent values inconsistent with "
+                            f"the original primal values: expected {in_tree}, got {t_tree}")
+        kept = [t for t, p in zip(flat_t, flat_p) if dtypes.is_inexact(abstractify(p).dtype)]
+        return tree_unflatten(out_tree, eval_jaxpr(linear.jaxpr, linear.consts, *kept))
+
+    return tree_unflatten(out_tree, outs), f_jvp
+
+
+def linear_transpose(fun: Callable, *primals: Any, reduce_axes: Any = ()) -> Callable:
+    """The transpose of the linear function `fun`, at arguments shaped like `primals`."""
+    flat_p, in_tree = tree_flatten(primals)
+    trees: list = []
+    zeros = [zeros_like_aval(abstractify(p)) for p in flat_p]
+    _, linear, _ = linearize_flat(_flat_fun(fun, in_tree, trees), zeros)
+    in_avals = [abstractify(p) for p in flat_p]
+
+    def transposed(*cts: Any) -> Any:
+        flat_ct, _ = tree_flatten(cts[0] if len(cts) == 1 else cts)
+        out = backward_pass(linear, flat_ct)
+        return tree_unflatten(in_tree, [instantiate(c) if type(c) is Zero else c
+                                        for c, a in zip(out, in_avals)])
+    return transposed
+
+
+# ---------------------------------------------------------------------------------------------
+# grad and friends
+# ---------------------------------------------------------------------------------------------
+
+def _check_input_dtype(name: str, x: Any, holomorphic: bool, allow_int: bool) -> None:
+    dtype = abstractify(x).dtype
+    if holomorphic:
+        if not dtypes.is_complex(dtype):
+            raise TypeError(f"{name} with holomorphic=True requires inputs with complex dtype, "
+                            f"but got {dtype.name}.")
+    elif not dtypes.is_inexact(dtype) and not allow_int:
+        raise TypeError(f"{name} requires real- or complex-valued inputs (input dtype that is a "
+                        f"sub-dtype of np.inexact), but got {dtypes.dtype_name(dtype)}. If you "
+                        "want to use Boolean- or integer-valued inputs, use vjp or set allow_int "
+                        "to True.")
+
+
+def _check_scalar_output(name: str, out: Any, holomorphic: bool) -> None:
+    aval = abstractify(out)
+    if aval.shape:
+        raise TypeError("Gradient only defined for scalar-output functions. Output had shape: "
+                        f"{aval.shape}.")
+    if holomorphic:
+        if not dtypes.is_complex(aval.dtype):
+            raise TypeError(f"{name} with holomorphic=True requires outputs with complex dtype, "
+                            f"but got {aval.dtype.name}.")
+    elif dtypes.is_complex(aval.dtype):
+        raise TypeError(f"{name} requires real-valued outputs (output dtype that is a sub-dtype "
+                        f"of np.floating), but got {aval.dtype.name}. For holomorphic "
+                        "differentiation, pass holomorphic=True. For differentiation of "
+                        "non-holomorphic functions involving complex outputs, use jax.vjp "
+                        "directly.")
+    elif not dtypes.is_float(aval.dtype):
+        raise TypeError(f"{name} requires real-valued outputs (output dtype that is a sub-dtype "
+                        f"of np.floating), but got {aval.dtype.name}. For differentiation of "
+                        "functions with integer outputs, use jax.vjp directly.")
+
+
+def _split_argnums(args: tuple, argnums: int | Sequence[int]) -> tuple[list[int], bool]:
+    single = isinstance(argnums, int)
+    nums = [argnums] if single else list(argnums)
+    for i in nums:
+        if not -len(args) <= i < len(args):
+            raise TypeError(f"differentiating with respect to argnums={argnums} requires at "
+                            f"least {max(nums) + 1} positional arguments to be passed by the "
+                            f"caller, but got only {len(args)} positional arguments.")
+    return [i % len(args) for i in nums], single
+
+
+def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+                   holomorphic: bool = False, allow_int: bool = False,
+                   reduce_axes: Any = ()) -> Callable:
+    """A function returning (fun(*args), gradient of fun w.r.t. args[argnums])."""
+    @functools.wraps(fun)
+    def value_and_grad_f(*args: Any, **kwargs: Any) -> Any:
+        nums, single = _split_argnums(args, argnums)
+        for i in nums:
+            tree_map(lambda x: _check_input_dtype("grad", x, holomorphic, allow_int), args[i])
+
+        def partial_fun(*diff: Any) -> Any:
+            full = list(args)
+            for i, d in zip(nums, diff):
+                full[i] = d
+            return fun(*full, **kwargs)
+
+        result = _vjp_flat(partial_fun, [args[i] for i in nums], has_aux)
+        ans, vjp_fun = result[0], result[1]
+        _check_scalar_output("grad", ans, holomorphic)
+        one = ArrayImpl(np.ones((), abstractify(ans).dtype), False)
+        grads = vjp_fun(one)
+        g = grads[0] if single else tuple(grads)
+        return ((ans, result[2]), g) if has_aux else (ans, g)
+
+    return value_and_grad_f
+
+
+def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+         holomorphic: bool = False, allow_int: bool = False, reduce_axes: Any = ()) -> Callable:
+    """The gradient of scalar-valued `fun` with respect to args[argnums]."""
+    vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
+
+    @functools.wraps(fun)
+    def grad_f(*args: Any, **kwargs: Any) -> Any:
+        value, g = vg(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+
+    return grad_f
+
+
+# ---------------------------------------------------------------------------------------------
+# Jacobians (one jvp / vjp per basis vector until vmap lands, then they batch)
+# ---------------------------------------------------------------------------------------------
+
+def _basis(aval: Any) -> list[Any]:
+    """The standard basis of the space of `aval`-shaped arrays, each shaped like aval."""
+    size = int(np.prod(aval.shape, dtype=np.int64))
+    eye = np.eye(size, dtype=aval.dtype)
+    return [ArrayImpl(row.reshape(aval.shape), False) for row in eye]
+
+
+def _stack_leading(parts: list, shape: tuple) -> Any:
+    """Stack per-basis results and give them the primal's shape as trailing axes."""
+    from pyjax._src.numpy.lax_numpy import reshape, stack
+    stacked = stack(parts, axis=-1) if parts else None
+    return reshape(stacked, (*np.shape(parts[0]), *shape))
+
+
+def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Callable:
+    """The Jacobian of `fun` by forward mode (a jvp per input direction)."""
+    @functools.wraps(fun)
+    def jac_f(*args: Any, **kwargs: Any) -> Any:
+        nums, single = _split_argnums(args, argnums)
+        for i in nums:
+            tree_map(lambda x: _check_input_dtype("jacfwd", x, holomorphic, False), args[i])
+
+        def partial_fun(*diff: Any) -> Any:
+            full = list(args)
+            for i, d in zip(nums, diff):
+                full[i] = d
+            return fun(*full, **kwargs)
+
+        diff_args = tuple(args[i] for i in nums)
+        flat_in, in_tree = tree_flatten(diff_args)
+        columns: list[list] = []
+        aux = None
+        for k, x in enumerate(flat_in):
+            per_input = []
+            for direction in _basis(abstractify(x)):
+                tangents = [direction if j == k else zeros_like_aval(abstractify(y))
+                            for j, y in enumerate(flat_in)]
+                result = jvp(partial_fun, diff_args, tree_unflatten(in_tree, tangents),
+                             has_aux=has_aux)
+                out, out_dot = result[0], result[1]
+                aux = result[2] if has_aux else None
+                per_input.append(out_dot)
+            columns.append(per_input)
+        out_leaves, out_tree = tree_flatten(out)
+        jac_leaves = []
+        for j, _ in enumerate(out_leaves):
+            per_arg = [_stack_leading([tree_flatten(d)[0][j] for d in col],
+                                      abstractify(x).shape)
+                       for col, x in zip(columns, flat_in)]
+            jac_leaves.append(tree_unflatten(in_tree, per_arg))
+        jac = tree_unflatten(out_tree, [j[0] if single else j for j in jac_leaves])
+        return (jac, aux) if has_aux else jac
+
+    return jac_f
+
+
+def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False, allow_int: bool = False) -> Callable:
+    """The Jacobian of `fun` by reverse mode (a vjp per output direction)."""
+    @functools.wraps(fun)
+    def jac_f(*args: Any, **kwargs: Any) -> Any:
+        nums, single = _split_argnums(args, argnums)
+        for i in nums:
+            tree_map(lambda x: _check_input_dtype("jacrev", x, holomorphic, allow_int), args[i])
+
+        def partial_fun(*diff: Any) -> Any:
+            full = list(args)
+            for i, d in zip(nums, diff):
+                full[i] = d
+            return fun(*full, **kwargs)
+
+        result = _vjp_flat(partial_fun, [args[i] for i in nums], has_aux)
+        out, vjp_fun = result[0], result[1]
+        out_leaves, out_tree = tree_flatten(out)
+        jac_leaves = []
+        for j, o in enumerate(out_leaves):
+            rows = []
+            for direction in _basis(abstractify(o)):
+                cts = [direction if m == j else zeros_like_aval(abstractify(q))
+                       for m, q in enumerate(out_leaves)]
+                rows.append(vjp_fun(tree_unflatten(out_tree, cts)))
+            in_leaves, in_tree = tree_flatten(rows[0])
+            per_arg = []
+            for k in range(len(in_leaves)):
+                from pyjax._src.numpy.lax_numpy import reshape, stack
+                stacked = stack([tree_flatten(r)[0][k] for r in rows])
+                per_arg.append(reshape(stacked, (*abstractify(o).shape,
+                                                 *np.shape(in_leaves[k]))))
+            grads = tree_unflatten(in_tree, per_arg)
+            jac_leaves.append(grads[0] if single else tuple(grads))
+        jac = tree_unflatten(out_tree, jac_leaves)
+        return (jac, result[2]) if has_aux else jac
+
+    return jac_f
+
+
+jacobian = jacrev
+
+
+def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+            holomorphic: bool = False) -> Callable:
+    """The Hessian: jacfwd of jacrev."""
+    return jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
+                  has_aux=has_aux, holomorphic=holomorphic)
