@@ -1,0 +1,280 @@
+"""jax.custom_jvp and jax.custom_vjp: user-defined derivative rules.
+
+Under a transformation a custom function binds a call primitive holding its traced body and the
+user's rule, so staged programs show `custom_jvp_call[...]` / `custom_vjp_call[...]` and the JVP
+trace applies the rule.  A custom_vjp's tangent is `custom_lin`, a linear primitive whose
+transpose runs the user's bwd function; eagerly, the function simply runs.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Sequence
+
+from pyjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr, pp_eqn_standard
+from pyjax._src.core.primitive import Primitive
+from pyjax._src.core.trace import trace_state
+from pyjax._src.transforms import ad
+from pyjax._src.transforms.staging import abstractify, trace_to_jaxpr
+from pyjax._src.tree_util import tree_flatten, tree_structure, tree_unflatten
+
+
+def _name_first_pp(eqn: Any, context: Any) -> Any:
+    shown = ["name"] + sorted(k for k in eqn.params if k not in ("name", "num_consts"))
+    return pp_eqn_standard(eqn, context, shown)
+
+
+def _call_impl(*args: Any, call_jaxpr: ClosedJaxpr, **_: Any) -> list:
+    from pyjax._src.backend.executor import compile_jaxpr
+    return compile_jaxpr(call_jaxpr)(args)
+
+
+def _call_abstract(*avals: Any, call_jaxpr: ClosedJaxpr, **_: Any) -> list:
+    return call_jaxpr.out_avals
+
+
+def _call_primitive(name: str) -> Primitive:
+    prim = Primitive(name, multiple_results=True)
+    prim.impl = _call_impl
+    prim.abstract_eval = _call_abstract
+    prim.pp_rule = _name_first_pp
+    return prim
+
+
+def _split_nondiff(args: tuple, nondiff_argnums: Sequence[int]) -> tuple[list, list]:
+    nondiff = [args[i] for i in nondiff_argnums]
+    diff = [a for i, a in enumerate(args) if i not in nondiff_argnums]
+    return nondiff, diff
+
+
+def _merge_nondiff(nondiff: Sequence[Any], diff: Sequence[Any], nondiff_argnums: Sequence[int],
+                   total: int) -> list:
+    out, nd, d = [], iter(nondiff), iter(diff)
+    for i in range(total):
+        out.append(next(nd) if i in nondiff_argnums else next(d))
+    return out
+
+
+def _trace_body(fun: Callable, flat_args: Sequence[Any], in_tree: Any) -> tuple[ClosedJaxpr, Any]:
+    """fun's jaxpr over the flat differentiable arguments, and its output tree."""
+    out_trees: list = []
+
+    def flat(*leaves: Any) -> list:
+        out_leaves, out_tree = tree_flatten(fun(*tree_unflatten(in_tree, leaves)))
+        out_trees.append(out_tree)
+        return out_leaves
+    closed = trace_to_jaxpr(flat, [abstractify(x) for x in flat_args])
+    return closed, out_trees[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# custom_jvp
+# ---------------------------------------------------------------------------------------------
+
+custom_jvp_call_p = _call_primitive("custom_jvp_call")
+
+
+def _custom_jvp_call_jvp(primals: Sequence[Any], tangents: Sequence[Any], *,
+                         call_jaxpr: ClosedJaxpr, jvp: Callable, name: str,
+                         symbolic_zeros: bool) -> tuple[list, list]:
+    outs, outs_dot = jvp(list(primals), [ad.instantiate(t) for t in tangents])
+    return list(outs), list(outs_dot)
+
+
+custom_jvp_call_p.jvp = _custom_jvp_call_jvp
+
+
+class custom_jvp:  # noqa: N801 - JAX's name
+    """A function with a user-defined JVP: `f.defjvp(rule)` or `f.defjvps(*per_arg_rules)`."""
+
+    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.jvp: Callable | None = None
+
+    def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
+        """rule(primals, tangents) -> (primal_out, tangent_out) (nondiff args first)."""
+        self.jvp = jvp
+        return jvp
+
+    def defjvps(self, *rules: Callable | None) -> None:
+        """One rule per argument: rule(g, ans, *primals) -> that argument's contribution."""
+        def jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple:
+            ans = self.fun(*primals)
+            total = None
+            for rule, g in zip(rules, tangents):
+                if rule is None:
+                    continue
+                term = rule(g, ans, *primals)
+                total = term if total is None else _tree_add(total, term)
+            return ans, total
+        self.jvp = jvp
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        return self if obj is None else functools.partial(self, obj)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.jvp is None:
+            raise AttributeError(f"No JVP defined for custom_jvp function "
+                                 f"{getattr(self.fun, '__name__', self.fun)} using defjvp.")
+        if kwargs:
+            raise TypeError("custom_jvp functions take positional arguments only here")
+        if trace_state.trace is None:
+            return self.fun(*args)
+        nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
+        n = len(args)
+
+        def body(*d: Any) -> Any:
+            return self.fun(*_merge_nondiff(nondiff, d, self.nondiff_argnums, n))
+
+        flat, in_tree = tree_flatten(tuple(diff))
+        closed, out_tree = _trace_body(body, flat, in_tree)
+
+        def flat_jvp(primals: list, tangents: list) -> tuple[list, list]:
+            p_tree = tree_unflatten(in_tree, primals)
+            t_tree = tree_unflatten(in_tree, tangents)
+            out, out_dot = self.jvp(*nondiff, tuple(p_tree), tuple(t_tree))
+            if tree_structure(out) != out_tree:
+                raise TypeError("Custom JVP rule must produce primal outputs with the same "
+                                "container (pytree) structure as the primal function, got "
+                                f"{tree_structure(out)} and {out_tree}")
+            return tree_flatten(out)[0], tree_flatten(out_dot)[0]
+        flat_jvp.__name__ = getattr(self.jvp, "__name__", "jvp")
+
+        outs = custom_jvp_call_p.bind(*flat, call_jaxpr=closed, jvp=_Named(flat_jvp),
+                                      name=getattr(self.fun, "__name__", "custom_jvp"),
+                                      symbolic_zeros=False)
+        return tree_unflatten(out_tree, outs)
+
+
+class _Named:
+    """A callable that prints as its function's name (how JAX shows rules in jaxpr params)."""
+
+    def __init__(self, fn: Callable):
+        self.fn = fn
+
+    def __call__(self, *args: Any) -> Any:
+        return self.fn(*args)
+
+    def __str__(self) -> str:
+        return self.fn.__name__
+
+
+def _tree_add(x: Any, y: Any) -> Any:
+    from pyjax._src.numpy.ufuncs import add
+    from pyjax._src.tree_util import tree_map
+    return tree_map(add, x, y)
+
+
+# ---------------------------------------------------------------------------------------------
+# custom_vjp
+# ---------------------------------------------------------------------------------------------
+
+custom_vjp_call_p = _call_primitive("custom_vjp_call")
+custom_lin_p = Primitive("custom_lin", multiple_results=True)
+
+
+def _custom_lin_impl(*args: Any, **params: Any) -> Any:
+    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+
+custom_lin_p.impl = _custom_lin_impl
+custom_lin_p.abstract_eval = lambda *avals, num_res, bwd, out_avals, **_: list(out_avals)
+
+
+def _custom_lin_transpose(cts: Sequence[Any], *args: Any, num_res: int, bwd: Callable,
+                          out_avals: Sequence[Any], **_: Any) -> list:
+    residuals = args[:num_res]
+    cts = [ad.instantiate(c) for c in cts]
+    cts_in = bwd(list(residuals), cts)
+    return [None] * num_res + list(cts_in)
+
+
+custom_lin_p.transpose = _custom_lin_transpose
+
+
+def _custom_vjp_call_jvp(primals: Sequence[Any], tangents: Sequence[Any], *,
+                         call_jaxpr: ClosedJaxpr, fwd: Callable, bwd: Callable, name: str,
+                         symbolic_zeros: bool) -> tuple[list, list]:
+    outs, residuals = fwd(list(primals))
+    out_avals = [ad.tangent_aval(abstractify(o)) for o in outs]
+    outs_dot = custom_lin_p.bind(*residuals, *[ad.instantiate(t) for t in tangents],
+                                 num_res=len(residuals), bwd=bwd, out_avals=tuple(out_avals),
+                                 symbolic_zeros=False)
+    return list(outs), list(outs_dot)
+
+
+custom_vjp_call_p.jvp = _custom_vjp_call_jvp
+
+
+class custom_vjp:  # noqa: N801 - JAX's name
+    """A function with a user-defined VJP: `f.defvjp(fwd, bwd)`."""
+
+    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.fwd: Callable | None = None
+        self.bwd: Callable | None = None
+
+    def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False,
+               optimize_remat: bool = False) -> None:
+        """fwd(*args) -> (out, residuals); bwd(*nondiff, residuals, ct) -> cts per arg."""
+        self.fwd, self.bwd = fwd, bwd
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        return self if obj is None else functools.partial(self, obj)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.fwd is None:
+            raise AttributeError(f"No VJP defined for custom_vjp function "
+                                 f"{getattr(self.fun, '__name__', self.fun)} using defvjp.")
+        if kwargs:
+            raise TypeError("custom_vjp functions take positional arguments only here")
+        if trace_state.trace is None:
+            return self.fun(*args)
+        nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
+        n = len(args)
+
+        def body(*d: Any) -> Any:
+            return self.fun(*_merge_nondiff(nondiff, d, self.nondiff_argnums, n))
+
+        flat, in_tree = tree_flatten(tuple(diff))
+        closed, out_tree = _trace_body(body, flat, in_tree)
+        res_trees: list = []
+
+        def flat_fwd(primals: list) -> tuple[list, list]:
+            full = _merge_nondiff(nondiff, tree_unflatten(in_tree, primals),
+                                  self.nondiff_argnums, n)
+            result = self.fwd(*full)
+            if not (isinstance(result, tuple) and len(result) == 2):
+                raise TypeError("Custom VJP fwd rule must produce a pair (list or tuple of "
+                                f"length two) representing primal outputs and residuals, got "
+                                f"{type(result).__name__}")
+            out, res = result
+            res_leaves, res_tree = tree_flatten(res)
+            res_trees.append(res_tree)
+            return tree_flatten(out)[0], res_leaves
+
+        def flat_bwd(residuals: list, cts: list) -> list:
+            res = tree_unflatten(res_trees[-1], residuals)
+            cts_in = self.bwd(*nondiff, res, tree_unflatten(out_tree, cts))
+            if not isinstance(cts_in, (tuple, list)):
+                raise TypeError("Custom VJP bwd rule must produce a tuple of cotangents, one "
+                                f"per primal input, got {type(cts_in).__name__}")
+            if tree_structure(tuple(cts_in)) != in_tree:
+                raise TypeError("Custom VJP bwd rule must produce an output with the same "
+                                "container (pytree) structure as the args tuple of the primal "
+                                f"function, and in particular must produce a tuple of length "
+                                f"equal to the number of arguments to the primal function, but "
+                                f"got bwd output structure {tree_structure(tuple(cts_in))} for "
+                                f"primal input structure {in_tree}.")
+            return tree_flatten(tuple(cts_in))[0]
+
+        flat_fwd.__name__ = getattr(self.fwd, "__name__", "fwd")
+        flat_bwd.__name__ = getattr(self.bwd, "__name__", "bwd")
+        outs = custom_vjp_call_p.bind(*flat, call_jaxpr=closed, fwd=_Named(flat_fwd),
+                                      bwd=_Named(flat_bwd),
+                                      name=getattr(self.fun, "__name__", "custom_vjp"),
+                                      symbolic_zeros=False)
+        return tree_unflatten(out_tree, outs)
