@@ -32,6 +32,10 @@ NOT_DIRECTLY_CALLABLE: dict[str, tuple[str, bool]] = {
     "closed_call": ("higher-order: calls a closed jaxpr", True),
     "custom_jvp_call": ("higher-order: carries a function and its custom JVP", False),
     "custom_vjp_call": ("higher-order: carries a function and its custom VJP", False),
+    "custom_lin": ("the tangent of a custom_vjp call: only exists inside linearized jaxprs; "
+                   "tests/test_custom_derivatives.py", True),
+    "checkpoint": ("higher-order: carries a body jaxpr to rematerialize; "
+                   "tests/test_checkpoint.py", True),
     "cond": ("control flow: carries branch jaxprs", True),
     "while": ("control flow: carries cond and body jaxprs", False),
     "scan": ("control flow: carries a body jaxpr", True),

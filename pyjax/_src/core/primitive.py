@@ -4,6 +4,7 @@
     abstract_eval(*avals, **params)     output aval(s); raises JAX's errors for bad input
     eager(prim, args, params)           eager dispatch (default: check with abstract_eval, run impl)
     jvp / transpose / batch / lowering  slots filled by the transformation issues
+    partial_eval(trace, args, params)   custom split into known/unknown (call primitives)
     pp_rule(eqn, context)               custom jaxpr printing (None: the standard form)
 """
 from __future__ import annotations
@@ -31,6 +32,7 @@ class Primitive:
         self.batch: Callable[..., Any] | None = None
         self.lowering: Callable[..., Any] | None = None
         self.pp_rule: Callable[..., Any] | None = None
+        self.partial_eval: Callable[..., Any] | None = None
         registry[name] = self
 
     def bind(self, *args: Any, **params: Any) -> Any:

@@ -257,6 +257,8 @@ class PartialEvalTrace(Trace):
         if not any(self.is_unknown(x) for x in args):
             with use_trace(self.parent):
                 return prim.bind(*args, **params)
+        if prim.partial_eval is not None:
+            return prim.partial_eval(self, args, params)
         sub = params.get("jaxpr")
         if isinstance(sub, ClosedJaxpr):  # a call (jit): split its body into known/unknown
             return eval_jaxpr(sub.jaxpr, sub.consts, *args)
@@ -300,18 +302,30 @@ def _tangent_atom(pe: PartialEvalTrace, t: Any, primal: Any) -> Any:
 
 def backward_pass(linear: ClosedJaxpr, cts_out: Sequence[Any]) -> list[Any]:
     """Cotangents of the linear jaxpr's inputs given those of its outputs (Zero where none)."""
-    jaxpr = linear.jaxpr
-    consts = dict(zip(jaxpr.constvars, linear.consts))
+    args = [UndefinedPrimal(v.aval) for v in linear.jaxpr.invars]
+    return transpose_jaxpr(linear.jaxpr, linear.consts, args, cts_out)
+
+
+def transpose_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any],
+                    cts_out: Sequence[Any]) -> list[Any]:
+    """Cotangents for the UndefinedPrimal entries of `args` (Zero where none).  Equations that
+    do not depend on those inputs are evaluated first (recomputed, as remat wants)."""
+    env = dict(zip(jaxpr.constvars, consts))
+    env.update((v, a) for v, a in zip(jaxpr.invars, args) if not is_undefined(a))
     cts: dict[Var, Any] = {}
 
     def add_ct(var: Any, ct: Any) -> None:
         if type(var) is Var and ct is not None and type(ct) is not Zero:
             cts[var] = add_tangents(cts[var], ct) if var in cts else ct
 
-    linear_vars = set(jaxpr.invars)
+    linear_vars = {v for v, a in zip(jaxpr.invars, args) if is_undefined(a)}
     for eqn in jaxpr.eqns:
         if any(type(a) is Var and a in linear_vars for a in eqn.invars):
             linear_vars.update(eqn.outvars)
+        else:  # a non-linear equation: compute its value for the transpose rules
+            outs = eqn.primitive.bind(*(a.val if type(a) is Literal else env[a]
+                                        for a in eqn.invars), **eqn.params)
+            env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else (outs,)))
     for var, ct in zip(jaxpr.outvars, cts_out):
         add_ct(var, ct)
     for eqn in reversed(jaxpr.eqns):
@@ -320,17 +334,17 @@ def backward_pass(linear: ClosedJaxpr, cts_out: Sequence[Any]) -> list[Any]:
         outs_ct = [cts.pop(v, Zero(v.aval)) for v in eqn.outvars]
         if all(type(c) is Zero for c in outs_ct):
             continue
-        args = [UndefinedPrimal(a.aval) if type(a) is Var and a in linear_vars
-                else (a.val if type(a) is Literal else consts[a]) for a in eqn.invars]
+        eqn_args = [UndefinedPrimal(a.aval) if type(a) is Var and a in linear_vars
+                    else (a.val if type(a) is Literal else env[a]) for a in eqn.invars]
         rule = eqn.primitive.transpose
         if rule is None:
             raise NotImplementedError(f"Transpose rule (for reverse-mode differentiation) for "
                                       f"'{eqn.primitive.name}' not implemented")
         ct = outs_ct if eqn.primitive.multiple_results else outs_ct[0]
-        for a, c in zip(eqn.invars, rule(ct, *args, **eqn.params)):
+        for a, c in zip(eqn.invars, rule(ct, *eqn_args, **eqn.params)):
             if type(a) is Var and a in linear_vars:
                 add_ct(a, c)
-    return [cts.get(v, Zero(v.aval)) for v in jaxpr.invars]
+    return [cts.get(v, Zero(v.aval)) for v, a in zip(jaxpr.invars, args) if is_undefined(a)]
 
 
 # ---------------------------------------------------------------------------------------------
