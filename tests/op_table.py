@@ -640,6 +640,11 @@ binary("min", lax.min, np.minimum, ALL, doms=SPECIAL, differentiable=True)
 binary("atan2", lax.atan2, lambda y, x: np.arctan2(y, x) if y.dtype.kind == "f" else
        -1j * np.log((x + 1j * y) / np.sqrt(x * x + y * y)), INEXACT, doms=Dom(nonzero=True),
        differentiable=True)
+binary("polygamma", lambda m, x: bind("polygamma", m, x),
+       lambda m, x: np.where(m == np.floor(m), sps.polygamma(np.floor(m).astype(np.int64), x),
+                             np.nan),
+       FLOAT, doms=(Dom(lo=0.0, hi=3.0, halves=True), Dom(lo=0.3, hi=6.0)),
+       tol={"float32": (1e-4, 1e-5)})  # differentiable in x only (tests/test_autodiff_rules.py)
 binary("nextafter", lax.nextafter, np.nextafter, FLOAT, doms=SPECIAL, native_ref=True)
 binary("and", lax.bitwise_and, np.bitwise_and, INTEGRAL, doms=FULL_INT)
 binary("or", lax.bitwise_or, np.bitwise_or, INTEGRAL, doms=FULL_INT)
@@ -962,6 +967,12 @@ def _extra_cases() -> None:
         add(OpCase("split_axis1", "split", lambda x: list(lax.split(x, (2, 2), 1)),
                    lambda x: np.split(x, [2], 1), ALL, (((3, 4),), ((0, 4),)),
                    doms=FULL_INT, multiple=True, differentiable=True, linear=(0,)))
+
+    if "unstack" in registry:
+        add(OpCase("unstack_axis1", "unstack", lambda x: list(bind("unstack", x, axis=1)),
+                   lambda x: [x[:, i] for i in range(x.shape[1])], ALL,
+                   (((3, 4),), ((0, 2),)), doms=FULL_INT, multiple=True,
+                   differentiable=True, linear=(0,)))
 
     if "bitcast_convert_type" in registry:
         for src, dst, shape in (("float32", "int32", (2, 3)), ("int32", "float32", (4,)),

@@ -32,7 +32,7 @@ LATER = {
     "lax_while_loop": "needs lax.while_loop (control flow issue)",
     "lax_scan": "needs lax.scan (control flow issue)",
 }
-LATER_PREFIXES = {"ad_": "needs autodiff (issue 4)", "vmap_": "needs vmap (issue 5)"}
+LATER_PREFIXES = {"vmap_": "needs vmap (issue 5)"}
 
 #: cases owned by the indexing layer besides the index_* / at_* groups
 INDEXING_CASES = {"lax_dynamic_slice", "lax_dynamic_slice_const_idx", "lax_dynamic_update_slice",

@@ -5,7 +5,7 @@ from pyjax._src.primitives.elementwise import (  # noqa: F401
     bitwise_or, bitwise_xor, cbrt, ceil, clamp, clz, complex, conj, convert_element_type, cos,
     cosh, digamma, div, eq, erf, erf_inv, erfc, exp, exp2, expm1, floor, ge, gt, imag,
     integer_pow, is_finite, le, lgamma, log, log1p, logistic, lt, max, min, mul, ne, neg,
-    nextafter, population_count, pow, real, rem, round, rsqrt, select, select_n,
+    nextafter, polygamma, population_count, pow, real, rem, round, rsqrt, select, select_n,
     shift_left, shift_right_arithmetic, shift_right_logical, sign, sin, sinh, sqrt, square,
     sub, tan, tanh)
 from pyjax._src.primitives.reductions import (  # noqa: F401
@@ -13,7 +13,7 @@ from pyjax._src.primitives.reductions import (  # noqa: F401
     reduce_xor)
 from pyjax._src.primitives.shape import (  # noqa: F401
     broadcast, broadcast_in_dim, broadcasted_iota, concatenate, expand_dims, iota, pad, reshape,
-    rev, slice, squeeze, transpose)
+    rev, slice, squeeze, transpose, unstack)
 
 from pyjax._src.primitives.extra import (  # noqa: F401
     bitcast_convert_type, broadcast_shapes, cumlogsumexp, cummax, cummin, cumprod, cumsum, full,

@@ -1,7 +1,7 @@
 """dot_general: contraction with batch dimensions, the primitive behind dot, matmul, einsum."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -73,6 +73,75 @@ def _dot_general_pp(eqn: Any, context: Any) -> Any:
 
 dot_general_p = make_primitive("dot_general", _dot_general_impl, _dot_general_abstract)
 dot_general_p.pp_rule = _dot_general_pp
+
+
+def _remaining(n: int, *removed: Sequence[int]) -> list[int]:
+    drop = {i for r in removed for i in r}
+    return [i for i in range(n) if i not in drop]
+
+
+def _consecutive(*sizes: int) -> list[list[int]]:
+    """Consecutive index ranges of the given lengths: (2, 1) -> [[0, 1], [2]]."""
+    out, start = [], 0
+    for n in sizes:
+        out.append(list(range(start, start + n)))
+        start += n
+    return out
+
+
+def _transpose_lhs(ct: Any, x: Any, y: Any, *, dimension_numbers: Any, precision: Any = None,
+                   preferred_element_type: Any = None, out_sharding: Any = None,
+                   swap_ans: bool = False) -> Any:
+    """Cotangent of the lhs `x` (an UndefinedPrimal): contract ct with y over y's free axes,
+    then permute the result into x's axis order (JAX's bookkeeping, so jaxprs match)."""
+    from pyjax._src.primitives.elementwise import convert_element_type
+    from pyjax._src.primitives.shape import transpose
+    x_contract, y_contract, x_batch, y_batch = _dims(dimension_numbers)
+    x_aval = x.aval
+    x_kept = _remaining(x_aval.ndim, x_contract, x_batch)
+    y_kept = _remaining(np.ndim(y), y_contract, y_batch)
+    if swap_ans:
+        ans_batch, ans_y, _ = _consecutive(len(x_batch), len(y_kept), len(x_kept))
+    else:
+        ans_batch, _, ans_y = _consecutive(len(x_batch), len(x_kept), len(y_kept))
+    dims = ((ans_y, y_kept), (ans_batch, list(y_batch)))
+    x_contract_by_y = [x_contract[i] for i in np.argsort(y_contract, kind="stable")]
+    unsorted = list(x_batch) + x_kept + x_contract_by_y
+    out_axes = tuple(int(i) for i in np.argsort(unsorted, kind="stable"))
+    out = dot_general(ct, y, dims, precision=precision,
+                      preferred_element_type=preferred_element_type)
+    x_bar = transpose(out, out_axes)
+    if x_bar.dtype != x_aval.dtype:
+        x_bar = convert_element_type(x_bar, x_aval.dtype, x_aval.weak_type)
+    return x_bar
+
+
+def _transpose_rhs(ct: Any, x: Any, y: Any, *, dimension_numbers: Any, **params: Any) -> Any:
+    x_contract, y_contract, x_batch, y_batch = _dims(dimension_numbers)
+    swapped = ((y_contract, x_contract), (y_batch, x_batch))
+    return _transpose_lhs(ct, y, x, dimension_numbers=swapped, swap_ans=True, **params)
+
+
+def _dot_general_transpose(ct: Any, x: Any, y: Any, **params: Any) -> list:
+    """Bilinear: exactly one of x, y is the linear (undefined) operand."""
+    from pyjax._src.transforms import ad
+    if ad.is_undefined(x):
+        if type(ct) is ad.Zero:
+            return [ad.Zero(ad.tangent_aval(x.aval)), None]
+        return [_transpose_lhs(ct, x, y, **params), None]
+    if type(ct) is ad.Zero:
+        return [None, ad.Zero(ad.tangent_aval(y.aval))]
+    return [None, _transpose_rhs(ct, x, y, **params)]
+
+
+def _register_ad_rules() -> None:
+    from pyjax._src.transforms import ad
+    ad.defjvp(dot_general_p, lambda g, x, y, **params: dot_general_p.bind(g, y, **params),
+              lambda g, x, y, **params: dot_general_p.bind(x, g, **params))
+    dot_general_p.transpose = _dot_general_transpose
+
+
+_register_ad_rules()
 
 
 def dot_general(lhs: Any, rhs: Any, dimension_numbers: Any, precision: Any = None,

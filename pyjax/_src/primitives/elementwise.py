@@ -4,6 +4,7 @@ broadcasting and promotion); outputs are weak only when every input is weak.
 """
 from __future__ import annotations
 
+import builtins
 from typing import Any, Callable
 
 import numpy as np
@@ -24,13 +25,76 @@ from pyjax._src.primitives._rules import (
 _INEXACT = (FLOAT, COMPLEX)
 
 
+def _dtype(x: Any) -> np.dtype:
+    return dtypes.dtype_and_weak(x)[0]
+
+
 def _one(x: Any) -> ArrayImpl:
-    """1 in x's dtype, as a (literal) constant."""
-    return ArrayImpl(np.ones((), x.dtype), False)
+    """1 in x's dtype (and weak type), as a rank-0 (literal) constant (JAX's `_one`)."""
+    dtype, weak = dtypes.dtype_and_weak(x)
+    return ArrayImpl(np.ones((), dtype), weak)
 
 
-def _neg_ct(ct: Any) -> Any:
-    return ct if type(ct) is ad.Zero else neg(ct)
+def _const(x: Any, value: Any) -> ArrayImpl:
+    """`value` in x's dtype as a rank-0 constant, weak only when x is a Python scalar (JAX's
+    `_const`)."""
+    return ArrayImpl(np.array(value).astype(_dtype(x)), dtypes.is_python_scalar(x))
+
+
+def _full_like(x: Any, value: Any, shape: Any = None) -> Any:
+    from pyjax._src.primitives.extra import full_like
+    return full_like(x, value, shape=shape)
+
+
+def _zeros(x: Any) -> Any:
+    return _full_like(x, 0)
+
+
+def _ones(x: Any) -> Any:
+    return _full_like(x, 1)
+
+
+def _twos(x: Any) -> Any:
+    return _full_like(x, 2)
+
+
+def _zero(x: Any) -> Any:
+    return _full_like(x, 0, shape=())
+
+
+def _replace_zero(x: Any) -> Any:
+    """x with its zeros replaced by ones (keeps divisions and logs finite)."""
+    return select(eq(x, _const(x, 0)), _ones(x), x)
+
+
+def _maybe_broadcast(shape: tuple, x: Any) -> Any:
+    """x broadcast to `shape` (lax's implicit broadcasting made explicit)."""
+    from pyjax._src.primitives.shape import broadcast_in_dim, reshape
+    x_shape = tuple(np.shape(x))
+    if x_shape == tuple(shape):
+        return x
+    if not x_shape:
+        return broadcast_in_dim(x, shape, ())
+    dims = [i for i, (a, b) in enumerate(zip(x_shape, shape)) if a == b]
+    return broadcast_in_dim(reshape(x, [x_shape[i] for i in dims]), shape, dims)
+
+
+def _out_shape(*xs: Any) -> tuple:
+    """The shape lax's implicit broadcasting gives operands xs."""
+    shapes = [tuple(np.shape(x)) for x in xs if np.shape(x)]
+    if not shapes:
+        return ()
+    return tuple(builtins.max(sizes) if 0 not in sizes else 0 for sizes in zip(*shapes))
+
+
+def _linear_transpose(rule: Callable) -> Callable:
+    """A transpose rule for a linear primitive, made to pass symbolic zero cotangents on."""
+    def transpose(ct: Any, *args: Any, **params: Any) -> list:
+        if type(ct) is ad.Zero:
+            return [ad.Zero(ad.tangent_aval(a.aval)) if ad.is_undefined(a) else None
+                    for a in args]
+        return rule(ct, *args, **params)
+    return transpose
 
 
 def _unbroadcast(x: Any, ct: Any) -> Any:
@@ -144,49 +208,95 @@ def _is_finite(x: np.ndarray) -> np.ndarray:
 
 
 neg_p = unop("neg", np.negative, NUMBER)
-ad.deflinear(neg_p, lambda ct, x: [_neg_ct(ct)])
+ad.deflinear(neg_p, _linear_transpose(lambda ct, x: [neg(ct)]))
 sign_p = unop("sign", _sign, NUMBER)
+ad.defjvp_zero(sign_p)
 floor_p = unop("floor", np.floor, (FLOAT,))
+ad.defjvp_zero(floor_p)
 ceil_p = unop("ceil", np.ceil, (FLOAT,))
+ad.defjvp_zero(ceil_p)
 round_p = unop("round", _round_impl, (FLOAT,))
+ad.defjvp_zero(round_p)
 is_finite_p = unop("is_finite", _is_finite, (FLOAT,), out_dtype=lambda d: dtypes.bool_)
+ad.defjvp_zero(is_finite_p)
 exp_p = unop("exp", _errstate(np.exp), _INEXACT)
 ad.defjvp2(exp_p, lambda g, ans, x: mul(g, ans))
 exp2_p = unop("exp2", _errstate(np.exp2), _INEXACT)
+ad.defjvp2(exp2_p, lambda g, ans, x: mul(log(_const(x, 2)), mul(g, ans)))
 log_p = unop("log", _errstate(np.log), _INEXACT)
 ad.defjvp(log_p, lambda g, x: div(g, x))
 log1p_p = unop("log1p", _errstate(np.log1p), _INEXACT)
+ad.defjvp(log1p_p, lambda g, x: div(g, add(x, _one(x))))
 expm1_p = unop("expm1", _errstate(np.expm1), _INEXACT)
+ad.defjvp2(expm1_p, lambda g, ans, x: mul(g, add(ans, _one(ans))))
 tanh_p = unop("tanh", np.tanh, _INEXACT)
 ad.defjvp2(tanh_p, lambda g, ans, x: mul(add(g, mul(g, ans)), sub(_one(x), ans)))
 logistic_p = unop("logistic", _errstate(_logistic), _INEXACT)
+ad.defjvp2(logistic_p, lambda g, ans, x: mul(g, mul(ans, sub(_one(ans), ans))))
 sin_p = unop("sin", np.sin, _INEXACT)
 ad.defjvp(sin_p, lambda g, x: mul(g, cos(x)))
 cos_p = unop("cos", np.cos, _INEXACT)
 ad.defjvp(cos_p, lambda g, x: neg(mul(g, sin(x))))
 tan_p = unop("tan", np.tan, _INEXACT)
+ad.defjvp2(tan_p, lambda g, ans, x: mul(g, add(_const(x, 1), square(ans))))
 asin_p = unop("asin", _errstate(np.arcsin), _INEXACT)
+ad.defjvp(asin_p, lambda g, x: mul(g, rsqrt(sub(_const(x, 1), square(x)))))
 acos_p = unop("acos", _errstate(np.arccos), _INEXACT)
+ad.defjvp(acos_p, lambda g, x: mul(g, neg(rsqrt(sub(_const(x, 1), square(x))))))
 atan_p = unop("atan", np.arctan, _INEXACT)
+ad.defjvp(atan_p, lambda g, x: div(g, add(_const(x, 1), square(x))))
 sinh_p = unop("sinh", _errstate(np.sinh), _INEXACT)
+ad.defjvp(sinh_p, lambda g, x: mul(g, cosh(x)))
 cosh_p = unop("cosh", _errstate(np.cosh), _INEXACT)
+ad.defjvp(cosh_p, lambda g, x: mul(g, sinh(x)))
 asinh_p = unop("asinh", np.arcsinh, _INEXACT)
+ad.defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(square(x), _one(x)))))
 acosh_p = unop("acosh", _errstate(np.arccosh), _INEXACT)
+# x^2 - 1 rather than (x + 1)(x - 1), as JAX writes it (the domain is x >= 1)
+ad.defjvp(acosh_p, lambda g, x: mul(g, rsqrt(sub(square(x), _one(x)))))
 atanh_p = unop("atanh", _errstate(np.arctanh), _INEXACT)
+ad.defjvp(atanh_p, lambda g, x: mul(integer_pow(add(_one(x), x), -1),
+                                    div(g, sub(_one(x), x))))
 sqrt_p = unop("sqrt", _errstate(np.sqrt), _INEXACT)
+ad.defjvp2(sqrt_p, lambda g, ans, x: mul(g, div(_const(x, 0.5), ans)))  # sqrt'(0) = inf
 rsqrt_p = unop("rsqrt", _errstate(_rsqrt), _INEXACT)
+ad.defjvp2(rsqrt_p, lambda g, ans, x: mul(g, mul(_const(x, -0.5), div(ans, x))))
 cbrt_p = unop("cbrt", np.cbrt, (FLOAT,))
+ad.defjvp2(cbrt_p, lambda g, ans, x: mul(g, mul(_const(x, 1 / 3), integer_pow(ans, -2))))
 abs_p = unop("abs", np.abs, _SIGNED_NUMBER, out_dtype=_real_dtype)
 abs_p.eager = fast_eager((INT, FLOAT))
+
+
+def _abs_jvp(g: Any, ans: Any, x: Any) -> Any:
+    """sign(x) * g for reals, with abs'(0) = 1 as in JAX; Re(conj(x) g / |x|) for complex."""
+    if dtypes.is_complex(_dtype(x)):
+        return real(mul(g, div(conj(x), _replace_zero(convert_element_type(ans, _dtype(x))))))
+    return select(ge(x, _zero(x)), g, neg(g))
+
+
+ad.defjvp2(abs_p, _abs_jvp)
 not_p = unop("not", np.invert, INTEGRAL)
+ad.defjvp_zero(not_p)
 square_p = unop("square", np.square, NUMBER)
+ad.defjvp2(square_p, lambda g, ans, x: mul(g, mul(_const(x, 2), x)))
 erf_p = unop("erf", _same_dtype(sps.erf), (FLOAT,))
+ad.defjvp(erf_p, lambda g, x: mul(_const(x, 2 / np.sqrt(np.pi)), mul(g, exp(neg(square(x))))))
 erfc_p = unop("erfc", _same_dtype(sps.erfc), (FLOAT,))
+ad.defjvp(erfc_p, lambda g, x: mul(_const(x, -2 / np.sqrt(np.pi)),
+                                   mul(g, exp(neg(square(x))))))
 erf_inv_p = unop("erf_inv", xla_math.erf_inv, (FLOAT,))  # XLA's polynomial, bit for bit
+ad.defjvp2(erf_inv_p, lambda g, ans, x: mul(_const(x, np.sqrt(np.pi) / 2),
+                                            mul(g, exp(square(ans)))))
 lgamma_p = unop("lgamma", _same_dtype(sps.gammaln), (FLOAT,))
+ad.defjvp(lgamma_p, lambda g, x: mul(g, digamma(x)))
 digamma_p = unop("digamma", _same_dtype(sps.digamma), (FLOAT,))
+ad.defjvp(digamma_p, lambda g, x: mul(g, polygamma(_const(x, 1), x)))
 real_p = unop("real", np.real, (COMPLEX,), out_dtype=_real_dtype)
+ad.deflinear(real_p, _linear_transpose(
+    lambda ct, x: [complex(ct, ArrayImpl(np.zeros((), _dtype(ct)), False))]))
 imag_p = unop("imag", np.imag, (COMPLEX,), out_dtype=_real_dtype)
+ad.deflinear(imag_p, _linear_transpose(
+    lambda ct, x: [complex(ArrayImpl(np.zeros((), _dtype(ct)), False), neg(ct))]))
 
 
 def _conj_abstract(x: ShapedArray, *, input_dtype: np.dtype) -> ShapedArray:
@@ -200,8 +310,18 @@ def _conj_abstract(x: ShapedArray, *, input_dtype: np.dtype) -> ShapedArray:
 
 
 conj_p = make_primitive("conj", lambda x, *, input_dtype: np.conj(x), _conj_abstract)
+
+
+def _conj_transpose(ct: Any, x: Any, *, input_dtype: np.dtype) -> list:
+    """conj of a complex input; the real part, for a real input made complex."""
+    return [conj(ct) if dtypes.is_complex(input_dtype) else real(ct)]
+
+
+ad.deflinear(conj_p, _linear_transpose(_conj_transpose))
 population_count_p = unop("population_count", _population_count, (INT, UINT))
+ad.defjvp_zero(population_count_p)
 clz_p = unop("clz", _clz, (INT, UINT))
+ad.defjvp_zero(clz_p)
 
 
 def _integer_pow_impl(x: np.ndarray, *, y: int) -> np.ndarray:
@@ -231,6 +351,19 @@ def _integer_pow_eager(prim: Primitive, args: tuple, params: dict) -> Any:
 
 
 integer_pow_p.eager = _integer_pow_eager
+
+
+def _integer_pow_jvp(g: Any, x: Any, *, y: int) -> Any:
+    if y == 0:
+        return _zeros(g)
+    if y == 1:
+        return g
+    if y == 2:
+        return mul(g, mul(_const(x, y), x))
+    return mul(g, mul(_const(x, y), integer_pow(x, y - 1)))
+
+
+ad.defjvp(integer_pow_p, _integer_pow_jvp)
 
 round_p.abstract_eval = lambda x, rounding_method=0: (check_kinds("round", (FLOAT,), x), x)[1]
 
@@ -328,17 +461,79 @@ def _shift_right_logical(x: np.ndarray, y: np.ndarray) -> np.ndarray:
                     0).astype(unsigned.dtype).view(x.dtype)
 
 
+def _add_jvp(primals: Any, tangents: Any) -> tuple:
+    x, y = primals
+    xdot, ydot = tangents
+    out = add(x, y)
+    if type(xdot) is ad.Zero and type(ydot) is ad.Zero:
+        return out, ad.Zero.like(out)
+    if type(xdot) is ad.Zero:
+        return out, _maybe_broadcast(np.shape(out), ydot)
+    if type(ydot) is ad.Zero:
+        return out, _maybe_broadcast(np.shape(out), xdot)
+    return out, add(xdot, ydot)
+
+
 add_p = binop("add", np.add, NUMBER)
-ad.deflinear(add_p, lambda ct, x, y: [_unbroadcast(x, ct), _unbroadcast(y, ct)])
+add_p.jvp = _add_jvp
+add_p.transpose = _linear_transpose(
+    lambda ct, x, y: [_unbroadcast(x, ct), _unbroadcast(y, ct)])
+
+
+def _sub_jvp(primals: Any, tangents: Any) -> tuple:
+    x, y = primals
+    xdot, ydot = tangents
+    out = sub(x, y)
+    if type(xdot) is ad.Zero and type(ydot) is ad.Zero:
+        return out, ad.Zero.like(out)
+    if type(xdot) is ad.Zero:
+        return out, _maybe_broadcast(np.shape(out), neg(ydot))
+    if type(ydot) is ad.Zero:
+        return out, _maybe_broadcast(np.shape(out), xdot)
+    return out, sub(xdot, ydot)
+
+
 sub_p = binop("sub", np.subtract, NUMBER)
-ad.deflinear(sub_p, lambda ct, x, y: [_unbroadcast(x, ct), _unbroadcast(y, _neg_ct(ct))])
+sub_p.jvp = _sub_jvp
+sub_p.transpose = _linear_transpose(
+    lambda ct, x, y: [_unbroadcast(x, ct), _unbroadcast(y, neg(ct))])
+
+
+def _bilinear_transpose(lhs_rule: Callable, rhs_rule: Callable) -> Callable:
+    """Transpose of a primitive linear in each operand separately (exactly one is linear)."""
+    def transpose(ct: Any, x: Any, y: Any, **params: Any) -> list:
+        if ad.is_undefined(x):
+            if type(ct) is ad.Zero:
+                return [ad.Zero(ad.tangent_aval(x.aval)), None]
+            return [lhs_rule(ct, x, y, **params), None]
+        if type(ct) is ad.Zero:
+            return [None, ad.Zero(ad.tangent_aval(y.aval))]
+        return [None, rhs_rule(ct, x, y, **params)]
+    return transpose
+
+
 mul_p = binop("mul", np.multiply, NUMBER)
 ad.defjvp(mul_p, lambda g, x, y: mul(g, y), lambda g, x, y: mul(x, g))
-mul_p.transpose = lambda ct, x, y: [
-    _unbroadcast(x, mul(ct, y)) if ad.is_undefined(x) else None,
-    _unbroadcast(y, mul(x, ct)) if ad.is_undefined(y) else None]
+mul_p.transpose = _bilinear_transpose(lambda ct, x, y: _unbroadcast(x, mul(ct, y)),
+                                      lambda ct, x, y: _unbroadcast(y, mul(x, ct)))
 div_p = binop("div", _div_impl, NUMBER)
+ad.defjvp(div_p, lambda g, x, y: div(g, y),
+          lambda g, x, y: mul(mul(neg(g), x), integer_pow(y, -2)))
+
+
+def _div_transpose(ct: Any, x: Any, y: Any) -> list:
+    """div is linear in the numerator only."""
+    if ad.is_undefined(y):
+        raise RuntimeError("nonlinear div can't be transposed")
+    if type(ct) is ad.Zero:
+        return [ad.Zero(ad.tangent_aval(x.aval)), None]
+    return [_unbroadcast(x, div(ct, y)), None]
+
+
+div_p.transpose = _div_transpose
 rem_p = binop("rem", _rem_impl, (INT, UINT, FLOAT))
+ad.defjvp(rem_p, lambda g, x, y: _maybe_broadcast(_out_shape(x, y), g),
+          lambda g, x, y: mul(neg(g), mul(sign(div(x, y)), floor(abs(div(x, y))))))
 pow_p = binop("pow", _pow_impl, _INEXACT)
 
 
@@ -356,6 +551,30 @@ def _pow_abstract(x: ShapedArray, y: ShapedArray) -> ShapedArray:
 
 
 pow_p.abstract_eval = _pow_abstract
+
+
+def _pow_jvp_base(g: Any, ans: Any, x: Any, y: Any) -> Any:
+    """y x^(y-1) g; an integer exponent 0 contributes 0 even where x is 0."""
+    y_dtype = _dtype(y)
+    result_dtype = dtypes.result_type(x, y)
+    x = convert_element_type(x, result_dtype)
+    y = convert_element_type(y, result_dtype)
+    if dtypes.is_integer(y_dtype):
+        shape = _out_shape(x, y)
+        x, y = _maybe_broadcast(shape, x), _maybe_broadcast(shape, y)
+        jac = select(eq(y, _const(y, 0)), _zeros(y),
+                     mul(_replace_zero(y), pow(x, sub(y, _ones(y)))))
+    else:
+        jac = mul(y, pow(x, sub(y, _ones(y))))
+    return mul(g, jac)
+
+
+def _pow_jvp_exponent(g: Any, ans: Any, x: Any, y: Any) -> Any:
+    """log(x) x^y g, with log(1) in place of log(0)."""
+    return convert_element_type(mul(g, mul(log(_replace_zero(x)), ans)), _dtype(y))
+
+
+ad.defjvp2(pow_p, _pow_jvp_base, _pow_jvp_exponent)
 def _quiet_bf16(ufunc: Callable) -> Callable:
     """ml_dtypes' bfloat16 comparisons warn on NaN ("invalid value"); XLA is silent."""
     def impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -367,8 +586,20 @@ def _quiet_bf16(ufunc: Callable) -> Callable:
     return impl
 
 
+def _balanced_eq(x: Any, z: Any, y: Any) -> Any:
+    """1 where x == z, halved where y == z too: max and min split the derivative evenly
+    between tied operands (JAX's convention)."""
+    return div(select(eq(x, z), _ones(z), _zeros(z)), select(eq(y, z), _twos(z), _ones(z)))
+
+
 max_p = binop("max", _quiet_bf16(np.maximum), ANY)
+ad.defjvp2(max_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+           lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
 min_p = binop("min", _quiet_bf16(np.minimum), ANY)
+ad.defjvp2(min_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+           lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
+
+
 def _atan2_impl(y: np.ndarray, x: np.ndarray) -> np.ndarray:
     if not dtypes.is_complex(y.dtype):
         return np.arctan2(y, x)
@@ -377,6 +608,8 @@ def _atan2_impl(y: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 atan2_p = binop("atan2", _atan2_impl, _INEXACT)
+ad.defjvp(atan2_p, lambda g, x, y: mul(g, div(y, add(square(x), square(y)))),
+          lambda g, x, y: mul(g, div(neg(x), add(square(x), square(y)))))
 nextafter_p = binop("nextafter", np.nextafter, (FLOAT,))
 and_p = binop("and", np.bitwise_and, INTEGRAL)
 or_p = binop("or", np.bitwise_or, INTEGRAL)
@@ -391,6 +624,10 @@ le_p = binop("le", _quiet_bf16(np.less_equal), (BOOL, INT, UINT, FLOAT), compari
 gt_p = binop("gt", _quiet_bf16(np.greater), (BOOL, INT, UINT, FLOAT), comparison=True)
 ge_p = binop("ge", _quiet_bf16(np.greater_equal), (BOOL, INT, UINT, FLOAT),
              comparison=True)
+# Piecewise-constant outputs (integers, booleans, nextafter's neighbour): symbolic zero tangents
+for _prim in (nextafter_p, and_p, or_p, xor_p, shift_left_p, shift_right_arithmetic_p,
+              shift_right_logical_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p):
+    ad.defjvp_zero(_prim)
 
 
 def _complex_abstract(x: ShapedArray, y: ShapedArray) -> ShapedArray:
@@ -404,6 +641,29 @@ def _complex_abstract(x: ShapedArray, y: ShapedArray) -> ShapedArray:
 
 
 complex_p = make_primitive("complex", lambda x, y: x + 1j * y, _complex_abstract)
+ad.deflinear(complex_p, _linear_transpose(
+    lambda ct, x, y: [_unbroadcast(x, real(ct)), _unbroadcast(y, imag(neg(ct)))]))
+
+
+def _polygamma_impl(m: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """psi^(m)(x); NaN where m is not a non-negative integer (as XLA)."""
+    with np.errstate(all="ignore"):
+        wide_m, wide_x = m.astype(np.float64), x.astype(np.float64)
+        ok = (wide_m >= 0) & (wide_m == np.floor(wide_m))
+        out = sps.polygamma(np.where(ok, wide_m, 0).astype(np.int64), wide_x)
+        return np.where(ok, out, np.nan).astype(x.dtype)
+
+
+#: the derivatives of digamma (m = 1, 2, ...); JAX's lax.polygamma
+polygamma_p = binop("polygamma", _polygamma_impl, (FLOAT,))
+
+
+def _polygamma_jvp_order(g: Any, m: Any, x: Any) -> Any:
+    raise ValueError("polygamma gradient with respect to m is not supported")
+
+
+ad.defjvp(polygamma_p, _polygamma_jvp_order,
+          lambda g, m, x: mul(g, polygamma(add(m, _const(m, 1)), x)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -435,6 +695,35 @@ def _select_n_abstract(which: ShapedArray, *cases: ShapedArray) -> ShapedArray:
 select_n_p = make_primitive("select_n", _select_n_impl, _select_n_abstract)
 
 
+def _select_n_jvp(primals: Any, tangents: Any) -> tuple:
+    """Linear in the cases; `which` (boolean or integer) has no tangent."""
+    which, *cases = primals
+    case_tangents = tangents[1:]
+    out = select_n(which, *cases)
+    if all(type(t) is ad.Zero for t in case_tangents):
+        return out, ad.Zero(case_tangents[0].aval)
+    zeros = _zeros(next(t for t in case_tangents if type(t) is not ad.Zero))
+    return out, select_n(which, *[zeros if type(t) is ad.Zero else t for t in case_tangents])
+
+
+def _select_n_transpose(ct: Any, which: Any, *cases: Any) -> list:
+    if ad.is_undefined(which):
+        raise ValueError("select_n is not linear in its predicate")
+    if type(ct) is ad.Zero:
+        return [None] + [ad.Zero(ad.tangent_aval(c.aval)) if ad.is_undefined(c) else None
+                         for c in cases]
+    zeros = _full_like(ct, 0)
+    if _dtype(which) == dtypes.bool_:
+        return [None] + [_unbroadcast(c, select_n(which, *((zeros, ct) if i else (ct, zeros))))
+                         if ad.is_undefined(c) else None for i, c in enumerate(cases)]
+    return [None] + [_unbroadcast(c, select_n(eq(which, _const(which, i)), zeros, ct))
+                     if ad.is_undefined(c) else None for i, c in enumerate(cases)]
+
+
+select_n_p.jvp = _select_n_jvp
+select_n_p.transpose = _select_n_transpose
+
+
 def _clamp_abstract(lo: ShapedArray, x: ShapedArray, hi: ShapedArray) -> ShapedArray:
     for bound in (lo, hi):
         if bound.shape and bound.shape != x.shape:
@@ -447,6 +736,13 @@ def _clamp_abstract(lo: ShapedArray, x: ShapedArray, hi: ShapedArray) -> ShapedA
 
 
 clamp_p = make_primitive("clamp", lambda lo, x, hi: np.clip(x, lo, hi), _clamp_abstract)
+# The derivative goes to whichever of min, x, max is the result (to x at neither bound; a
+# bound's rank-0 tangent is broadcast, where JAX's select_n would reject it).
+ad.defjvp(clamp_p,
+          lambda g, lo, x, hi: select(bitwise_and(gt(lo, x), lt(lo, hi)),
+                                      _maybe_broadcast(np.shape(x), g), _zeros(x)),
+          lambda g, lo, x, hi: select(bitwise_and(gt(x, lo), lt(x, hi)), g, _zeros(x)),
+          lambda g, lo, x, hi: select(lt(hi, x), _maybe_broadcast(np.shape(x), g), _zeros(x)))
 
 
 def _convert_impl(x: np.ndarray, *, new_dtype: np.dtype, weak_type: bool = False,
@@ -481,6 +777,39 @@ def _convert_abstract(x: ShapedArray, *, new_dtype: np.dtype, weak_type: bool = 
 convert_element_type_p = make_primitive("convert_element_type", _convert_impl, _convert_abstract)
 
 
+def _convert(x: Any, new_dtype: np.dtype, weak_type: bool, **params: Any) -> Any:
+    """convert_element_type_p as JAX stages it: nothing when x already has the type (JAX
+    forwards such converts), rank-0 constants folded at once (JAX's folding rule)."""
+    dtype, weak = dtypes.dtype_and_weak(x)
+    if dtype == new_dtype and weak == weak_type:
+        return x
+    if not isinstance(x, Tracer) and not np.shape(x):
+        return convert_element_type(x, new_dtype, weak_type)
+    return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type, **params)
+
+
+def _convert_jvp(g: Any, ans: Any, x: Any, *, new_dtype: np.dtype, weak_type: bool = False,
+                 **params: Any) -> Any:
+    """Linear for inexact targets; integer and boolean results have float0 (zero) tangents."""
+    tangent_dtype = ad.tangent_aval(ShapedArray((), new_dtype)).dtype
+    if tangent_dtype == dtypes.float0:
+        return ad.Zero.like(ans)
+    return _convert(g, tangent_dtype, weak_type, **params)
+
+
+def _convert_transpose(ct: Any, x: Any, *, new_dtype: np.dtype, weak_type: bool = False,
+                       **params: Any) -> list:
+    """Convert the cotangent back to the operand's dtype (and weak type)."""
+    aval = x.aval
+    if type(ct) is ad.Zero or not dtypes.is_inexact(aval.dtype):
+        return [ad.Zero(ad.tangent_aval(aval))]
+    return [_convert(ct, aval.dtype, aval.weak_type, **params)]
+
+
+ad.defjvp2(convert_element_type_p, _convert_jvp)
+convert_element_type_p.transpose = _convert_transpose
+
+
 # ---------------------------------------------------------------------------------------------
 # lax-level functions
 # ---------------------------------------------------------------------------------------------
@@ -504,6 +833,7 @@ def _unary(prim: Primitive) -> Callable[[Any], Any]:
 add, sub, mul, div, rem, pow, max, min = map(  # noqa: A001 - lax's names
     _binary, (add_p, sub_p, mul_p, div_p, rem_p, pow_p, max_p, min_p))
 atan2, nextafter = _binary(atan2_p), _binary(nextafter_p)
+polygamma = _binary(polygamma_p)
 bitwise_and, bitwise_or, bitwise_xor = _binary(and_p), _binary(or_p), _binary(xor_p)
 shift_left = _binary(shift_left_p)
 shift_right_arithmetic = _binary(shift_right_arithmetic_p)

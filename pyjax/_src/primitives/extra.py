@@ -16,6 +16,7 @@ from pyjax._src.core.avals import ShapedArray
 from pyjax._src.primitives import elementwise as ew
 from pyjax._src.primitives import shape as shp
 from pyjax._src.primitives._rules import ANY, NUMBER, check_kinds, make_primitive
+from pyjax._src.transforms import ad
 from pyjax._src.tree_util import tree_map
 
 
@@ -72,9 +73,20 @@ stop_gradient_p = make_primitive("stop_gradient", lambda x: x, lambda x: x)
 copy_p = make_primitive("copy", np.copy, lambda x: x)
 
 
+def _stop_gradient(x: Any) -> Any:
+    """One leaf: keys pass through; JVP tracers are peeled to their primals first, so that the
+    gradient stops for every level of differentiation at once (as JAX does)."""
+    from pyjax._src.random.keys import KeyTy
+    if isinstance(getattr(x, "dtype", None), KeyTy):
+        return x
+    while isinstance(x, ad.JVPTracer):
+        x = x.primal
+    return stop_gradient_p.bind(x)
+
+
 def stop_gradient(x: Any) -> Any:
     """The identity on every leaf of `x`, through which no gradient flows."""
-    return tree_map(stop_gradient_p.bind, x)
+    return tree_map(_stop_gradient, x)
 
 
 def array_copy(x: Any) -> Any:
@@ -288,3 +300,170 @@ def broadcast_to(x: Any, shape: Sequence[int]) -> Any:
     return shp.broadcast_in_dim_p.bind(asarray(x), shape=shape,
                                        broadcast_dimensions=tuple(range(nlead, len(shape))),
                                        sharding=None)
+
+
+# ---------------------------------------------------------------------------------------------
+# Autodiff (JAX's rules)
+# ---------------------------------------------------------------------------------------------
+
+def _stop_gradient_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple:
+    x, = primals
+    return stop_gradient(x), ad.Zero.like(x)
+
+
+stop_gradient_p.jvp = _stop_gradient_jvp
+ad.deflinear(copy_p, lambda ct, x: [copy_p.bind(ct)])
+ad.defjvp_zero(bitcast_convert_type_p)
+ad.deflinear(cumsum_p, lambda ct, x, *, axis, reverse: [
+    cumsum_p.bind(ct, axis=axis, reverse=not reverse)])
+
+
+def _split_transpose(cts: Sequence[Any], operand: Any, *, sizes: tuple, axis: int) -> list:
+    if all(type(c) is ad.Zero for c in cts):
+        return [ad.Zero(operand.aval)]
+    return [shp.concatenate([ad.instantiate(c) for c in cts], axis)]
+
+
+ad.deflinear(split_p, _split_transpose)
+
+
+# -- the other cumulative reductions: jvp of a parallel prefix scan ---------------------------
+
+def _interleave(a: Any, b: Any, axis: int) -> Any:
+    """a[0], b[0], a[1], b[1], ... along `axis` (a has as many elements as b, or one more)."""
+    ndim = np.ndim(a)
+    same = np.shape(a)[axis] == np.shape(b)[axis]
+    a_pad, b_pad = [(0, 0, 0)] * ndim, [(0, 0, 0)] * ndim
+    a_pad[axis] = (0, 1 if same else 0, 1)
+    b_pad[axis] = (1, 0 if same else 1, 1)
+    dtype = dtypes.dtype_and_weak(a)[0]
+    op = ew.bitwise_or if dtype == dtypes.bool_ else ew.add
+    zero = lambda x: ArrayImpl(np.zeros((), dtypes.dtype_and_weak(x)[0]), False)  # noqa: E731
+    return op(shp.pad(a, zero(a), a_pad), shp.pad(b, zero(b), b_pad))
+
+
+def associative_scan(fn: Callable, elems: Any, reverse: bool = False, axis: int = 0) -> Any:
+    """Inclusive scan of `elems` (a pytree of arrays) with the associative `fn`, by
+    Blelloch's recursion on pairs: O(log n) steps of slices, pads and concatenates."""
+    from pyjax._src.primitives.indexing import slice_in_dim
+    from pyjax._src.tree_util import tree_flatten, tree_unflatten
+    flat, tree = tree_flatten(elems)
+    if reverse:
+        flat = [shp.rev(e, [axis]) for e in flat]
+    axis = _canonical_axis(axis, np.ndim(flat[0]))
+    if any(np.shape(e)[axis] != np.shape(flat[0])[axis] for e in flat[1:]):
+        raise ValueError("Array inputs to associative_scan must have the same first dimension. "
+                         f"(saw: {[np.shape(e) for e in flat]})")
+
+    def combine(a: list, b: list) -> list:
+        return tree_flatten(fn(tree_unflatten(tree, a), tree_unflatten(tree, b)))[0]
+
+    def scan(es: list) -> list:
+        n = np.shape(es[0])[axis]
+        if n < 2:
+            return es
+        reduced = combine([slice_in_dim(e, 0, -1, stride=2, axis=axis) for e in es],
+                          [slice_in_dim(e, 1, None, stride=2, axis=axis) for e in es])
+        odd = scan(reduced)
+        if n % 2 == 0:
+            even = combine([slice_in_dim(e, 0, -1, axis=axis) for e in odd],
+                           [slice_in_dim(e, 2, None, stride=2, axis=axis) for e in es])
+        else:
+            even = combine(odd, [slice_in_dim(e, 2, None, stride=2, axis=axis) for e in es])
+        even = [shp.concatenate([slice_in_dim(e, 0, 1, axis=axis), r], axis)
+                for e, r in zip(es, even)]
+        return [_interleave(a, b, axis) for a, b in zip(even, odd)]
+
+    scans = scan(flat)
+    if reverse:
+        scans = [shp.rev(s, [axis]) for s in scans]
+    return tree_unflatten(tree, scans)
+
+
+def _scan_jvp(combine: Callable) -> Callable:
+    """The jvp of a cumulative reduction: that of the prefix scan with `combine` (reduce-window
+    implementations are not arbitrarily differentiable, so JAX differentiates the scan)."""
+    def jvp(primals: Sequence[Any], tangents: Sequence[Any], *, axis: int, reverse: bool
+            ) -> tuple:
+        scan = lambda x: [associative_scan(combine, x, reverse=reverse, axis=axis)]  # noqa: E731
+        outs, outs_dot = ad.jvp_flat(scan, primals, tangents)
+        return outs[0], outs_dot[0]
+    return jvp
+
+
+def _replace_inf(x: Any) -> Any:
+    """x with +inf (of the real part) replaced by 0."""
+    re = ew.real(x) if dtypes.is_complex(dtypes.dtype_and_weak(x)[0]) else x
+    dtype = dtypes.dtype_and_weak(re)[0]
+    inf = ArrayImpl(np.array(np.inf, dtype), False)
+    return ew.select(ew.eq(re, inf), full_like(x, 0), x)
+
+
+def _logaddexp(a: Any, b: Any) -> Any:
+    """log(exp(a) + exp(b)) without overflow (lax's logaddexp, whose jvp is custom)."""
+    dtype = dtypes.dtype_and_weak(a)[0]
+    amax = ew.max(a, b)
+    if not dtypes.is_complex(dtype):
+        delta = ew.sub(a, b)
+        return ew.select(ew.ne(delta, delta), ew.add(a, b),
+                         ew.add(amax, ew.log1p(ew.exp(ew.neg(ew.abs(delta))))))
+    delta = ew.sub(ew.add(a, b), ew.mul(amax, ArrayImpl(np.array(2, dtype), False)))
+    out = ew.add(amax, ew.log1p(ew.exp(delta)))
+    imag = ew.imag(out)
+    real_dtype = dtypes.dtype_and_weak(imag)[0]
+    pi, two_pi, zero = (ArrayImpl(np.array(v, real_dtype), False) for v in (np.pi, 2 * np.pi, 0))
+    rem = ew.rem(ew.add(imag, pi), two_pi)
+    rem = ew.select(ew.lt(rem, zero), ew.add(rem, two_pi), rem)
+    return ew.complex(ew.real(out), ew.sub(rem, pi))
+
+
+def _logaddexp_pair(a: tuple, b: tuple) -> tuple:
+    """(logaddexp, its tangent) of primal-tangent pairs, with JAX's custom jvp (tangents
+    weighted by exp(x - out), infinities replaced so that -inf inputs get weight 0)."""
+    (x1, t1), (x2, t2) = a, b
+    out = _logaddexp(x1, x2)
+    r_out = _replace_inf(out)
+    tangent = ew.add(ew.mul(t1, ew.exp(ew.sub(_replace_inf(x1), r_out))),
+                     ew.mul(t2, ew.exp(ew.sub(_replace_inf(x2), r_out))))
+    return out, tangent
+
+
+def _cumlogsumexp_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, axis: int,
+                      reverse: bool) -> tuple:
+    """The prefix scan over (value, tangent) pairs with logaddexp's custom jvp."""
+    (x,), (t,) = primals, tangents
+    t = ad.instantiate(t)
+    return associative_scan(_logaddexp_pair, (x, t), reverse=reverse, axis=axis)
+
+
+cumprod_p.jvp = _scan_jvp(ew.mul)
+cummax_p.jvp = _scan_jvp(ew.max)
+cummin_p.jvp = _scan_jvp(ew.min)
+cumlogsumexp_p.jvp = _cumlogsumexp_jvp
+
+
+# -- sort: carry the permutation along and gather the tangents with it ------------------------
+
+def _sort_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, dimension: int,
+              is_stable: bool, num_keys: int) -> tuple:
+    from pyjax._src.primitives.indexing import (
+        GatherDimensionNumbers, GatherScatterMode, gather)
+    shape = np.shape(primals[0])
+    index_dtype = np.dtype(np.uint64) if any(d > np.iinfo(np.uint32).max for d in shape) \
+        else np.dtype(np.uint32)
+    sorted_all = sort_p.bind(*primals, shp.broadcasted_iota(index_dtype, shape, dimension),
+                             dimension=dimension, is_stable=is_stable, num_keys=num_keys)
+    batch_dims = tuple(np.delete(np.arange(len(shape), dtype=np.int64), dimension))
+    dnums = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(dimension,),
+                                   start_index_map=(dimension,),
+                                   operand_batching_dims=batch_dims,
+                                   start_indices_batching_dims=batch_dims)
+    idx = shp.expand_dims(sorted_all[-1], (len(shape),))
+    tangents_out = [t if type(t) is ad.Zero else
+                    gather(t, idx, dnums, (1,) * len(shape),
+                           mode=GatherScatterMode.PROMISE_IN_BOUNDS)
+                    for t in tangents]
+    return list(sorted_all[:-1]), tangents_out
+
+
+sort_p.jvp = _sort_jvp

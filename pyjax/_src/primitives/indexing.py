@@ -614,10 +614,34 @@ scatter_min_p = make_primitive("scatter-min", _make_scatter_impl(np.minimum), _s
 scatter_max_p = make_primitive("scatter-max", _make_scatter_impl(np.maximum), _scatter_abstract)
 
 
-@functools.lru_cache(maxsize=512)
+#: Depth of transpose rules running now.  JAX's reduction-jaxpr cache is keyed on the trace
+#: context, which differs inside the backward pass (equations restore the abstract mesh they
+#: were staged under), so a scatter built by a transpose rule gets its own update jaxpr, shared
+#: only with others built by transpose rules (it prints as `jaxpr1` when hoisted).
+_transposing = [0]
+
+
+def _in_backward_pass(rule: Callable) -> Callable:
+    """Run a transpose rule in the backward-pass context (see `_transposing`)."""
+    @functools.wraps(rule)
+    def wrapped(*args: Any, **params: Any) -> Any:
+        _transposing[0] += 1
+        try:
+            return rule(*args, **params)
+        finally:
+            _transposing[0] -= 1
+    return wrapped
+
+
 def _reduction_jaxpr(combine: Callable, aval: ShapedArray) -> tuple[Jaxpr, tuple]:
-    """The scalar update computation `combine(x, y)` as (jaxpr, consts): one per function and
-    aval, so repeated scatters share it, as JAX's cached reduction jaxprs are."""
+    """The scalar update computation `combine(x, y)` as (jaxpr, consts): one per function, aval
+    and context, so repeated scatters share it, as JAX's cached reduction jaxprs are."""
+    return _cached_reduction_jaxpr(combine, aval, _transposing[0] > 0)
+
+
+@functools.lru_cache(maxsize=512)
+def _cached_reduction_jaxpr(combine: Callable, aval: ShapedArray, backward: bool
+                            ) -> tuple[Jaxpr, tuple]:
     from pyjax._src.transforms.staging import trace_to_jaxpr
     closed = trace_to_jaxpr(lambda x, y: [combine(x, y)], [aval, aval])
     return closed.jaxpr, tuple(closed.consts)
@@ -925,3 +949,377 @@ dynamic_index_in_dim = _jitted(_dynamic_index_in_dim, "dynamic_index_in_dim",
 dynamic_update_index_in_dim = _jitted(_dynamic_update_index_in_dim,
                                       "dynamic_update_index_in_dim",
                                       ("axis", "allow_negative_indices"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Autodiff (JAX's rules): the windows move linearly; indices are never differentiated
+# ---------------------------------------------------------------------------------------------
+
+def _ad():
+    """The autodiff module (imported late: it is not needed to build these primitives)."""
+    from pyjax._src.transforms import ad
+    return ad
+
+
+def _zeros_of(shape: Sequence[int], dtype: np.dtype, weak: bool = False) -> Any:
+    """lax.full(shape, 0, dtype): a broadcast of a 0 literal (the literal itself for shape ())."""
+    return _full(tuple(shape), 0, dtype, weak)
+
+
+def _zeros_like(x: Any, dtype: Any = None) -> Any:
+    """lax._zeros(x): zeros of x's shape and dtype, weak when x is."""
+    x_dtype, weak = dtypes.dtype_and_weak(x)
+    if dtype is not None:
+        return _zeros_of(np.shape(x), dtype)
+    return _zeros_of(np.shape(x), x_dtype, weak)
+
+
+def _ones_like(x: Any, dtype: Any = None) -> Any:
+    """lax._ones(x): ones of x's shape (and dtype, weak when x is, unless `dtype` is given)."""
+    x_dtype, weak = dtypes.dtype_and_weak(x)
+    if dtype is not None:
+        return _full(tuple(np.shape(x)), 1, dtype, False)
+    return _full(tuple(np.shape(x)), 1, x_dtype, weak)
+
+
+def _shape_of(x: Any) -> tuple:
+    ad = _ad()
+    return tuple(x.aval.shape) if ad.is_undefined(x) else tuple(np.shape(x))
+
+
+def _inverse_gather(dn: Any, updates_shape: Sequence[int], rank: int
+                    ) -> tuple[GatherDimensionNumbers, list]:
+    """The gather that reads back the windows a scatter with `dn` writes."""
+    gather_dn = GatherDimensionNumbers(
+        offset_dims=dn.update_window_dims,
+        collapsed_slice_dims=dn.inserted_window_dims,
+        start_index_map=dn.scatter_dims_to_operand_dims,
+        operand_batching_dims=dn.operand_batching_dims,
+        start_indices_batching_dims=dn.scatter_indices_batching_dims)
+    slice_sizes, pos = [], 0
+    for i in range(rank):
+        if i in dn.inserted_window_dims or i in dn.operand_batching_dims:
+            slice_sizes.append(1)
+        else:
+            slice_sizes.append(updates_shape[dn.update_window_dims[pos]])
+            pos += 1
+    return gather_dn, slice_sizes
+
+
+# -- dynamic_slice / dynamic_update_slice -----------------------------------------------------
+
+def _dynamic_slice_jvp(primals: Sequence[Any], tangents: Sequence[Any], *,
+                       slice_sizes: tuple) -> tuple:
+    t = tangents[0]  # the tangent is sliced first, as in JAX
+    if type(t) is not _ad().Zero:
+        t = dynamic_slice_p.bind(t, *primals[1:], slice_sizes=slice_sizes)
+    out = dynamic_slice_p.bind(primals[0], *primals[1:], slice_sizes=slice_sizes)
+    return out, (_ad().Zero.like(out) if type(t) is _ad().Zero else t)
+
+
+def _dynamic_slice_transpose(ct: Any, operand: Any, *starts: Any, slice_sizes: tuple) -> list:
+    """Write the cotangent into zeros at the same (clamped) place."""
+    ad = _ad()
+    if type(ct) is ad.Zero:
+        return [ad.Zero(operand.aval), *[None] * len(starts)]
+    zeros = _zeros_of(operand.aval.shape, operand.aval.dtype)
+    return [dynamic_update_slice_p.bind(zeros, ct, *starts), *[None] * len(starts)]
+
+
+def _dynamic_update_slice_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple:
+    ad = _ad()
+    operand, update, *starts = primals
+    g_operand, g_update = tangents[:2]
+    out = dynamic_update_slice_p.bind(operand, update, *starts)
+    if type(g_operand) is ad.Zero and type(g_update) is ad.Zero:
+        return out, ad.Zero.like(out)
+    return out, dynamic_update_slice_p.bind(ad.instantiate(g_operand), ad.instantiate(g_update),
+                                            *starts)
+
+
+def _dynamic_update_slice_transpose(ct: Any, operand: Any, update: Any, *starts: Any) -> list:
+    """Operand: the cotangent with the window zeroed; update: the window."""
+    ad = _ad()
+    nones = [None] * len(starts)
+    if type(ct) is ad.Zero:
+        return [ad.Zero(operand.aval) if ad.is_undefined(operand) else None,
+                ad.Zero(update.aval) if ad.is_undefined(update) else None, *nones]
+    update_shape = _shape_of(update)
+    ct_dtype, ct_weak = dtypes.dtype_and_weak(ct)
+    zeros = _zeros_of(update_shape, ct_dtype, ct_weak)
+    operand_t = dynamic_update_slice_p.bind(ct, zeros, *starts) \
+        if ad.is_undefined(operand) else None
+    update_t = dynamic_slice_p.bind(ct, *starts, slice_sizes=update_shape) \
+        if ad.is_undefined(update) else None
+    return [operand_t, update_t, *nones]
+
+
+# -- gather -----------------------------------------------------------------------------------
+
+def _gather_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, dimension_numbers: Any,
+                slice_sizes: tuple, unique_indices: bool, indices_are_sorted: bool, mode: Any,
+                fill_value: Any) -> tuple:
+    ad = _ad()
+    operand, indices = primals
+    out = gather_p.bind(operand, indices, dimension_numbers=dimension_numbers,
+                        slice_sizes=slice_sizes, unique_indices=unique_indices,
+                        indices_are_sorted=indices_are_sorted, mode=mode,
+                        fill_value=fill_value)
+    g = tangents[0]
+    if type(g) is ad.Zero:
+        return out, ad.Zero.like(out)
+    return out, gather(g, indices, dimension_numbers, slice_sizes,
+                       unique_indices=unique_indices, indices_are_sorted=indices_are_sorted,
+                       mode=mode, fill_value=0)
+
+
+def _gather_transpose(ct: Any, operand: Any, indices: Any, *, dimension_numbers: Any,
+                      slice_sizes: tuple, unique_indices: bool, indices_are_sorted: bool,
+                      mode: Any, fill_value: Any) -> list:
+    """Scatter-add the cotangent windows into zeros."""
+    ad = _ad()
+    if not ad.is_undefined(operand):
+        return [None, None]
+    if type(ct) is ad.Zero:
+        return [ad.Zero(operand.aval), None]
+    dn = dimension_numbers
+    zeros = _zeros_of(operand.aval.shape, dtypes.dtype_and_weak(ct)[0])
+    scatter_dn = ScatterDimensionNumbers(
+        update_window_dims=dn.offset_dims,
+        inserted_window_dims=dn.collapsed_slice_dims,
+        scatter_dims_to_operand_dims=dn.start_index_map,
+        operand_batching_dims=dn.operand_batching_dims,
+        scatter_indices_batching_dims=dn.start_indices_batching_dims)
+    out = scatter_add(zeros, indices, ct, scatter_dn, unique_indices=unique_indices,
+                      indices_are_sorted=indices_are_sorted, mode=mode)
+    return [out, None]
+
+
+# -- scatter-add / scatter-sub ----------------------------------------------------------------
+
+def _scatter_params(prim: Any) -> Callable:
+    """A jvp for the scatters linear in (operand, updates): the same scatter of tangents."""
+    def jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple:
+        ad = _ad()
+        operand, indices, updates = primals
+        g_operand, _, g_updates = tangents
+        out = prim.bind(operand, indices, updates, **params)
+        if type(g_operand) is ad.Zero and type(g_updates) is ad.Zero:
+            return out, ad.Zero.like(out)
+        return out, prim.bind(ad.instantiate(g_operand), indices, ad.instantiate(g_updates),
+                              **params)
+    return jvp
+
+
+def _scatter_addsub_transpose(prim: Any) -> Callable:
+    def transpose(ct: Any, operand: Any, indices: Any, updates: Any, *, update_jaxpr: Any,
+                  update_consts: Any, dimension_numbers: Any, indices_are_sorted: bool,
+                  unique_indices: bool, mode: Any) -> list:
+        """Operand: the cotangent; updates: the cotangent's windows (negated for sub)."""
+        ad = _ad()
+        if type(ct) is ad.Zero:
+            return [ad.Zero(operand.aval) if ad.is_undefined(operand) else None, None,
+                    ad.Zero(updates.aval) if ad.is_undefined(updates) else None]
+        operand_t = ct if ad.is_undefined(operand) else None
+        update_t = None
+        if ad.is_undefined(updates):
+            gather_dn, sizes = _inverse_gather(dimension_numbers, updates.aval.shape,
+                                               len(np.shape(ct)))
+            update_t = gather(ct, indices, dimension_numbers=gather_dn, slice_sizes=sizes,
+                              mode=mode, fill_value=0)
+            if prim is scatter_sub_p:
+                update_t = ew.neg(update_t)
+        return [operand_t, None, update_t]
+    return transpose
+
+
+# -- scatter-mul ------------------------------------------------------------------------------
+
+def _scatter_mul_jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple:
+    ad = _ad()
+    operand, indices, updates = primals
+    g_operand, _, g_updates = tangents
+    out = scatter_mul_p.bind(operand, indices, updates, **params)
+    total: Any = ad.Zero.like(out)
+    if type(g_operand) is not ad.Zero:
+        total = ad.add_tangents(total, scatter_mul_p.bind(g_operand, indices, updates, **params))
+    if type(g_updates) is not ad.Zero:
+        if not params["unique_indices"]:
+            raise NotImplementedError(
+                "scatter_mul gradients are only implemented if `unique_indices=True`")
+        from pyjax._src.transforms.staging import abstractify
+        spread = scatter_add(ad.zeros_like_aval(abstractify(operand)), indices, g_updates,
+                             dimension_numbers=params["dimension_numbers"],
+                             indices_are_sorted=params["indices_are_sorted"],
+                             unique_indices=params["unique_indices"], mode=params["mode"])
+        total = ad.add_tangents(total, ew.mul(operand, spread))
+    return out, total
+
+
+def _scatter_mul_transpose(ct: Any, operand: Any, indices: Any, updates: Any, *,
+                           update_jaxpr: Any, update_consts: Any, dimension_numbers: Any,
+                           indices_are_sorted: bool, unique_indices: bool, mode: Any) -> list:
+    ad = _ad()
+    if type(ct) is ad.Zero:
+        return [ad.Zero(operand.aval) if ad.is_undefined(operand) else None, None,
+                ad.Zero(updates.aval) if ad.is_undefined(updates) else None]
+    operand_t = update_t = None
+    if ad.is_undefined(operand):
+        operand_t = scatter_mul(ct, indices, updates, dimension_numbers=dimension_numbers,
+                                indices_are_sorted=indices_are_sorted,
+                                unique_indices=unique_indices, mode=mode)
+    if ad.is_undefined(updates):
+        if not unique_indices:
+            raise NotImplementedError(
+                "scatter_mul gradients are only implemented if `unique_indices=True`")
+        gather_dn, sizes = _inverse_gather(dimension_numbers, updates.aval.shape,
+                                           len(np.shape(ct)))
+        update_t = gather(ew.mul(ct, operand), indices, dimension_numbers=gather_dn,
+                          slice_sizes=sizes, mode=mode, fill_value=0)
+    return [operand_t, None, update_t]
+
+
+# -- scatter-min / scatter-max ----------------------------------------------------------------
+
+def _scatter_extremal_jvp(prim: Any) -> Callable:
+    def jvp(primals: Sequence[Any], tangents: Sequence[Any], *, update_jaxpr: Any,
+            update_consts: Any, dimension_numbers: Any, indices_are_sorted: bool,
+            unique_indices: bool, mode: Any) -> tuple:
+        """Ties share the tangent: each contender (and a retained operand value) gets an equal
+        part, as in JAX."""
+        ad = _ad()
+        operand, indices, updates = primals
+        g_operand, _, g_updates = tangents
+        dn = dimension_numbers
+        out = prim.bind(operand, indices, updates, update_jaxpr=update_jaxpr,
+                        update_consts=update_consts, dimension_numbers=dn,
+                        indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                        mode=mode)
+        if type(g_operand) is ad.Zero and type(g_updates) is ad.Zero:
+            return out, ad.Zero.like(out)
+        g_operand, g_updates = ad.instantiate(g_operand), ad.instantiate(g_updates)
+        gather_dn, sizes = _inverse_gather(dn, np.shape(updates), len(np.shape(operand)))
+        initial = gather(operand, indices, gather_dn, sizes)
+        target = gather(out, indices, gather_dn, sizes)
+        successful = ew.eq(updates, target)
+        retained = ew.eq(initial, target)
+        num_updates = gather(
+            scatter_add(_zeros_like(operand), indices,
+                        ew.select(successful, _ones_like(updates), _zeros_like(updates)), dn),
+            indices, gather_dn, sizes)
+        num_refs = gather(scatter_add(_zeros_like(operand), indices, _ones_like(updates), dn),
+                          indices, gather_dn, sizes)
+        updates_normalizer = ew.select(retained, 1.0 / (num_updates + 1), 1.0 / num_updates)
+        updates_coef = ew.select(successful, updates_normalizer, _zeros_like(updates))
+        operand_normalizer = ew.select(retained, 1.0 / (num_updates + 1),
+                                       _zeros_like(num_updates))
+        operand_coef = (-1.0 + operand_normalizer) / num_refs
+        target_tangents = gather(g_operand, indices, gather_dn, sizes)
+        tangent_updates = target_tangents * operand_coef + g_updates * updates_coef
+        tangent = scatter_add(g_operand, indices, tangent_updates, dn,
+                              indices_are_sorted=indices_are_sorted,
+                              unique_indices=unique_indices, mode=mode)
+        return out, tangent
+    return jvp
+
+
+# -- scatter (set) ----------------------------------------------------------------------------
+
+def _scatter_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, update_jaxpr: Any,
+                 update_consts: Any, dimension_numbers: Any, indices_are_sorted: bool,
+                 unique_indices: bool, mode: Any) -> tuple:
+    """Unique indices: scatter the tangents alike.  Otherwise (which update wins is
+    unspecified) tag each update with an id, scatter the ids, and keep exactly the operand
+    elements and updates that survive, by scatter-adds of masked values (JAX's scheme)."""
+    ad = _ad()
+    if update_jaxpr is not None:
+        raise NotImplementedError("scatter_apply JVP not implemented")
+    operand, indices, updates = primals
+    g_operand, _, g_updates = tangents
+    dn = dimension_numbers
+    params = dict(update_jaxpr=None, update_consts=update_consts, dimension_numbers=dn,
+                  indices_are_sorted=indices_are_sorted, mode=mode)
+    if type(g_operand) is ad.Zero and type(g_updates) is ad.Zero:
+        out = scatter_p.bind(operand, indices, updates, unique_indices=unique_indices,
+                             **params)
+        return out, ad.Zero.like(out)
+    g_operand, g_updates = ad.instantiate(g_operand), ad.instantiate(g_updates)
+    if unique_indices:
+        out = scatter_p.bind(operand, indices, updates, unique_indices=True, **params)
+        return out, scatter_p.bind(g_operand, indices, g_updates, unique_indices=True, **params)
+    from pyjax._src.primitives.shape import iota, reshape
+    updates_shape = np.shape(updates)
+    ids_shape = list(updates_shape)
+    for d in dn.update_window_dims:
+        ids_shape[d] = 1
+    num_ids = math.prod(ids_shape)
+    id_dtype = np.dtype(np.uint64) if num_ids > np.iinfo(np.uint32).max else \
+        np.dtype(np.uint32)
+    update_ids = ew.add(reshape(iota(id_dtype, num_ids), ids_shape),
+                        _ones_like(updates, id_dtype))
+    scattered_ids = scatter(_zeros_of(np.shape(operand), id_dtype), indices, update_ids, dn,
+                            indices_are_sorted=indices_are_sorted,
+                            unique_indices=unique_indices, mode=mode)
+    gather_dn, sizes = _inverse_gather(dn, updates_shape, len(np.shape(operand)))
+    gathered_ids = gather(scattered_ids, indices, dimension_numbers=gather_dn,
+                          slice_sizes=sizes)
+    masked_operand = ew.select(ew.eq(scattered_ids, _zeros_like(scattered_ids)), operand,
+                               _zeros_like(operand))
+    masked_updates = ew.select(ew.eq(update_ids, gathered_ids), updates, _zeros_like(updates))
+    masked_g_operand = ew.select(ew.eq(scattered_ids, _zeros_like(scattered_ids)), g_operand,
+                                 _zeros_like(g_operand))
+    masked_g_updates = ew.select(ew.eq(update_ids, gathered_ids), g_updates,
+                                 _zeros_like(g_updates))
+    out = scatter_add(masked_operand, indices, masked_updates, dimension_numbers=dn,
+                      indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                      mode=mode)
+    tangent = scatter_add(masked_g_operand, indices, masked_g_updates, dimension_numbers=dn,
+                          indices_are_sorted=indices_are_sorted,
+                          unique_indices=unique_indices, mode=mode)
+    return out, tangent
+
+
+def _scatter_transpose(ct: Any, operand: Any, indices: Any, updates: Any, *,
+                       update_jaxpr: Any, update_consts: Any, dimension_numbers: Any,
+                       indices_are_sorted: bool, unique_indices: bool, mode: Any) -> list:
+    """Operand: the cotangent with the overwritten windows zeroed; updates: those windows."""
+    ad = _ad()
+    if not unique_indices:
+        raise NotImplementedError("scatter transpose is only implemented where "
+                                  "unique_indices=True")
+    if type(ct) is ad.Zero:
+        return [ad.Zero(operand.aval) if ad.is_undefined(operand) else None, None,
+                ad.Zero(updates.aval) if ad.is_undefined(updates) else None]
+    updates_shape = _shape_of(updates)
+    operand_t = update_t = None
+    if ad.is_undefined(operand):
+        operand_t = scatter(ct, indices, _zeros_of(updates_shape, dtypes.dtype_and_weak(ct)[0]),
+                            dimension_numbers=dimension_numbers,
+                            indices_are_sorted=indices_are_sorted, unique_indices=True,
+                            mode=mode)
+    if ad.is_undefined(updates):
+        gather_dn, sizes = _inverse_gather(dimension_numbers, updates_shape, len(np.shape(ct)))
+        update_t = gather(ct, indices, dimension_numbers=gather_dn, slice_sizes=sizes,
+                          mode=mode, fill_value=0)
+    return [operand_t, None, update_t]
+
+
+def _register_ad_rules() -> None:
+    dynamic_slice_p.jvp = _dynamic_slice_jvp
+    dynamic_slice_p.transpose = _dynamic_slice_transpose
+    dynamic_update_slice_p.jvp = _dynamic_update_slice_jvp
+    dynamic_update_slice_p.transpose = _dynamic_update_slice_transpose
+    gather_p.jvp = _gather_jvp
+    gather_p.transpose = _in_backward_pass(_gather_transpose)
+    for prim in (scatter_add_p, scatter_sub_p):
+        prim.jvp = _scatter_params(prim)
+        prim.transpose = _scatter_addsub_transpose(prim)
+    scatter_mul_p.jvp = _scatter_mul_jvp
+    scatter_mul_p.transpose = _in_backward_pass(_scatter_mul_transpose)
+    scatter_min_p.jvp = _scatter_extremal_jvp(scatter_min_p)
+    scatter_max_p.jvp = _scatter_extremal_jvp(scatter_max_p)
+    scatter_p.jvp = _scatter_jvp
+    scatter_p.transpose = _scatter_transpose
+
+
+_register_ad_rules()

@@ -21,6 +21,7 @@ from pyjax._src.core.jaxpr import pp_eqn_standard
 from pyjax._src.core.primitive import Primitive
 from pyjax._src.primitives._rules import make_primitive
 from pyjax._src.random.keys import KeyTy, PRNGImpl, check_key_data
+from pyjax._src.transforms import ad
 
 # ---------------------------------------------------------------------------------------------
 # threefry2x32
@@ -201,6 +202,13 @@ def _identity(x: np.ndarray, **_: Any) -> np.ndarray:
 random_wrap_p = key_primitive("random_wrap", _identity, _wrap_abstract)
 random_unwrap_p = key_primitive("random_unwrap", _identity, _unwrap_abstract)
 random_clone_p = key_primitive("random_clone", _identity, lambda keys: keys)
+
+# Keys and random bits are not differentiable: every output tangent is a symbolic zero (float0
+# for keys and integers), as JAX's defjvp_zero rules make them.
+for _prim in (threefry2x32_p, random_seed_p, random_split_p, random_fold_in_p, random_bits_p,
+              random_wrap_p, random_unwrap_p, random_clone_p):
+    ad.defjvp_zero(_prim)
+del _prim
 
 
 # ---------------------------------------------------------------------------------------------

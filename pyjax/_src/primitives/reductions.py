@@ -10,6 +10,7 @@ from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import pp_eqn_standard
 from pyjax._src.primitives._rules import (
     ANY, BOOL, FLOAT, INT, INTEGRAL, NUMBER, UINT, check_kinds, make_primitive)
+from pyjax._src.transforms import ad
 
 
 def _reduced_shape(x: ShapedArray, axes: tuple) -> tuple:
@@ -65,11 +66,80 @@ def _accumulating(np_fn: Callable) -> Callable:
 
 
 reduce_sum_p = _reduction("reduce_sum", _accumulating(np.sum), NUMBER, out_sharding=True)
+
+
+def _reduce_sum_transpose(ct: Any, x: Any, *, axes: tuple, out_sharding: Any = None) -> list:
+    """Linear: the cotangent broadcast back along the summed axes."""
+    from pyjax._src.primitives.shape import broadcast_in_dim_p
+    if type(ct) is ad.Zero:
+        return [ad.Zero(ad.tangent_aval(x.aval))]
+    if not axes:  # an identity broadcast (JAX forwards it: no equation)
+        return [ct]
+    shape = x.aval.shape
+    # NumPy integers, as JAX computes them (np.delete), so the printed params match
+    kept = tuple(np.delete(np.arange(len(shape)), axes))
+    return [broadcast_in_dim_p.bind(ct, shape=tuple(shape), broadcast_dimensions=kept,
+                                    sharding=None)]
+
+
+ad.deflinear(reduce_sum_p, _reduce_sum_transpose)
 reduce_prod_p = _reduction("reduce_prod", _accumulating(np.prod), NUMBER)
+
+
+def _reduce_prod_jvp(primals: Any, tangents: Any, *, axes: tuple) -> tuple:
+    """JAX's rule: the product as a tree of pairwise elementwise products (the reduced axes
+    moved to the front and flattened, halved until one row is left), differentiated."""
+    from pyjax._src.primitives import elementwise as ew
+    from pyjax._src.primitives.extra import full
+    from pyjax._src.primitives.indexing import slice_in_dim
+    from pyjax._src.primitives.shape import pad, reshape, squeeze
+    x, = primals
+    t, = tangents
+    shape = np.shape(x)
+    kept = [i for i in range(len(shape)) if i not in axes]
+    n = int(np.prod([shape[i] for i in axes], dtype=np.int64))
+    new_shape = (n, *[shape[i] for i in kept])
+    permutation = (*axes, *kept)
+    one = ew._const(x, 1)
+
+    def tree(v: Any) -> list:
+        while np.shape(v)[0] > 1:
+            size = np.shape(v)[0]
+            half = (size + 1) // 2
+            first, second = slice_in_dim(v, 0, half), slice_in_dim(v, half, None)
+            if size - half != half:
+                config = [(0, 0, 0)] * len(new_shape)
+                config[0] = (0, 1, 0)
+                second = pad(second, one, config)
+            v = ew.mul(first, second)
+        if np.shape(v)[0] == 0:
+            return [full(new_shape[1:], one)]
+        return [squeeze(v, (0,))]
+
+    outs, outs_dot = ad.jvp_flat(tree, [reshape(x, new_shape, permutation)],
+                                 [reshape(ad.instantiate(t), new_shape, permutation)])
+    return outs[0], ad.instantiate(outs_dot[0])
+
+
+reduce_prod_p.jvp = _reduce_prod_jvp
+
+
+def _reduce_chooser_jvp(g: Any, ans: Any, x: Any, *, axes: tuple) -> Any:
+    """The tangent at the chosen elements, averaged over ties (JAX's convention)."""
+    from pyjax._src.primitives import elementwise as ew
+    from pyjax._src.primitives.shape import reshape
+    shape = [1 if i in axes else d for i, d in enumerate(np.shape(x))]
+    where = ew.convert_element_type(ew.eq(x, reshape(ans, shape)), g.dtype)
+    counts = reduce_sum(where, axes)
+    return ew.div(reduce_sum(ew.mul(g, where), axes), counts)
+
+
 reduce_max_p = _reduction("reduce_max",
                           lambda x, axes: np.max(x, axis=axes, initial=_lowest(x.dtype)), ANY)
+ad.defjvp2(reduce_max_p, _reduce_chooser_jvp)
 reduce_min_p = _reduction("reduce_min",
                           lambda x, axes: np.min(x, axis=axes, initial=_highest(x.dtype)), ANY)
+ad.defjvp2(reduce_min_p, _reduce_chooser_jvp)
 def _all_ones(dtype: np.dtype) -> Any:
     return np.asarray(True if dtype == dtypes.bool_ else -1).astype(dtype)[()]
 
@@ -86,6 +156,8 @@ reduce_xor_p = _reduction("reduce_xor",
                           lambda x, axes: np.bitwise_xor.reduce(x, axis=axes) if x.size
                           else np.zeros(_reduced_np(x, axes), x.dtype), INTEGRAL,
                           keep_weak=False)
+for _prim in (reduce_and_p, reduce_or_p, reduce_xor_p):
+    ad.defjvp_zero(_prim)
 
 
 def _reduced_np(x: np.ndarray, axes: tuple) -> tuple:
@@ -108,7 +180,9 @@ def _arg_reduction(name: str, np_fn: Callable) -> Any:
 
 
 argmax_p = _arg_reduction("argmax", np.argmax)
+ad.defjvp_zero(argmax_p)
 argmin_p = _arg_reduction("argmin", np.argmin)
+ad.defjvp_zero(argmin_p)
 
 
 def _axes(axes: Sequence[int]) -> tuple[int, ...]:

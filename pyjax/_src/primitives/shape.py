@@ -1,6 +1,7 @@
-"""Shape primitives: broadcast_in_dim, reshape, transpose, squeeze, concatenate, stack, tile,
-pad, rev, slice, iota.  They move data without arithmetic; shape errors are raised by the
-abstract rules so that eager and traced code fail alike.
+"""Shape primitives: broadcast_in_dim, reshape, transpose, squeeze, concatenate, stack, unstack,
+tile, pad, rev, slice, iota.  They move data without arithmetic; shape errors are raised by the
+abstract rules so that eager and traced code fail alike.  All but iota are linear: their
+transposes (at the end of the file) are JAX's, so differentiated programs print alike.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import pp_eqn_standard
 from pyjax._src.primitives._rules import make_primitive
+from pyjax._src.transforms import ad
 
 
 def _ints(xs: Sequence[Any]) -> tuple[int, ...]:
@@ -225,6 +227,31 @@ def _stack_abstract(*xs: ShapedArray, axis: int) -> ShapedArray:
 stack_p = make_primitive("stack", lambda *xs, axis: np.stack(xs, axis=axis), _stack_abstract)
 
 
+def _unstack_abstract(x: ShapedArray, *, axis: int) -> list[ShapedArray]:
+    if x.ndim == 0:
+        raise ValueError("unstack requires arrays with rank > 0, however a scalar array of "
+                         f"shape {x.shape} was passed.")
+    shape = list(x.shape)
+    count = shape.pop(axis)
+    return [ShapedArray(tuple(shape), x.dtype, x.weak_type) for _ in range(count)]
+
+
+def _unstack_impl(x: np.ndarray, *, axis: int) -> list[np.ndarray]:
+    return [np.take(x, i, axis=axis) for i in range(x.shape[axis])]
+
+
+#: The inverse of stack (the transpose of stack_p, as in JAX).
+unstack_p = make_primitive("unstack", _unstack_impl, _unstack_abstract, multiple_results=True)
+
+
+def unstack(operand: Any, axis: int = 0) -> tuple:
+    """The slices of `operand` along `axis`, as a tuple (lax.unstack)."""
+    ndim = np.ndim(operand)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return tuple(unstack_p.bind(operand, axis=int(axis) % ndim))
+
+
 def _tile_abstract(x: ShapedArray, *, reps: tuple) -> ShapedArray:
     return ShapedArray(tuple(s * r for s, r in zip(x.shape, reps)), x.dtype, x.weak_type)
 
@@ -249,7 +276,7 @@ def _pad_abstract(x: ShapedArray, pad_value: ShapedArray, *, padding_config: tup
         if interior < 0:
             raise ValueError(f"interior padding in padding_config must be nonnegative, got "
                              f"padding_config {padding_config}")
-        out = lo + hi + size + max(size - 1, 0) * interior
+        out = int(lo + hi + size + max(size - 1, 0) * interior)
         if out < 0:
             raise ValueError(f"Dimension size after padding is not at least 0, got result "
                              f"shape of {out}, for padding_config {padding_config} and operand "
@@ -320,7 +347,7 @@ def _slice_abstract(x: ShapedArray, *, start_indices: tuple, limit_indices: tupl
         raise TypeError("slice start_indices must be non-negative and at most limit_indices, "
                         f"got start_indices {start_indices} and limit_indices {limit_indices}.")
     for size, lo, hi, step in zip(x.shape, start_indices, limit_indices, steps):
-        shape.append(0 if hi <= lo else (hi - lo + step - 1) // step)
+        shape.append(0 if hi <= lo else int((hi - lo + step - 1) // step))
     return ShapedArray(tuple(shape), x.dtype, x.weak_type)
 
 
@@ -375,3 +402,145 @@ def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int, sharding:
     """Counting along `dimension` of an array of `shape`."""
     return iota_p.bind(dtype=dtypes.check_user_dtype(dtype), shape=_ints(shape),
                        dimension=int(dimension), sharding=None)
+
+
+# ---------------------------------------------------------------------------------------------
+# Autodiff: every primitive here but iota is linear.  The transposes are JAX's, down to the
+# NumPy integers some of them leave in the params (printed as `np.int64(3)`, as JAX prints them).
+# ---------------------------------------------------------------------------------------------
+
+def _dtype(x: Any) -> np.dtype:
+    return dtypes.dtype_and_weak(x)[0]
+
+
+def _zero_scalar(x: Any) -> Any:
+    """A strong 0 of x's dtype (a literal when staged), as JAX's `_const(x, 0)`."""
+    from pyjax._src.core.array import ArrayImpl
+    return ArrayImpl(np.zeros((), _dtype(x)), False)
+
+
+def _zero_cts(ct: Any, args: Sequence[Any]) -> list | None:
+    """The cotangents when `ct` is a symbolic zero (None otherwise)."""
+    cts = ct if isinstance(ct, (list, tuple)) else [ct]
+    if all(type(c) is ad.Zero for c in cts):
+        return [ad.Zero(a.aval) if ad.is_undefined(a) else None for a in args]
+    return None
+
+
+def _broadcast_in_dim_transpose(ct: Any, operand: Any, *, shape: tuple,
+                                broadcast_dimensions: tuple, sharding: Any) -> list:
+    """Sum over the broadcast axes; size-1 operand axes come back by expand_dims."""
+    if not ad.is_undefined(operand):
+        return [None]
+    if type(ct) is ad.Zero:
+        return [ad.Zero(operand.aval)]
+    from pyjax._src.primitives.reductions import reduce_sum
+    unit_dims = [i for i, size in enumerate(operand.aval.shape) if size == 1]
+    kept = tuple(d for i, d in enumerate(broadcast_dimensions) if i not in unit_dims)
+    axes = tuple(i for i in range(len(shape)) if i not in kept)
+    return [expand_dims(reduce_sum(ct, axes), unit_dims)]
+
+
+def _reshape_transpose(ct: Any, operand: Any, *, new_sizes: tuple, dimensions: Any,
+                       sharding: Any) -> list:
+    shape = operand.aval.shape
+    if dimensions is None:
+        return [reshape(ct, shape)]
+    permuted = reshape(ct, tuple(shape[d] for d in dimensions))
+    return [transpose(permuted, np.argsort(dimensions))]
+
+
+def _unstack_transpose(cts: Sequence[Any], operand: Any, *, axis: int) -> list:
+    if all(type(c) is ad.Zero for c in cts):
+        return [ad.Zero(operand.aval)]
+    return [stack_p.bind(*[ad.instantiate(c) for c in cts], axis=axis)]
+
+
+def _tile_transpose(ct: Any, operand: Any, *, reps: tuple) -> list:
+    """Fold each tiled axis into (reps, size) and sum the copies."""
+    if type(ct) is ad.Zero:
+        return [ad.Zero(operand.aval)]
+    if not ad.is_undefined(operand):
+        return [None]
+    from pyjax._src.primitives.reductions import reduce_sum
+    shape = operand.aval.shape
+    folded = reshape(ct, tuple(k for pair in zip(reps, shape) for k in pair))
+    return [reduce_sum(folded, tuple(2 * i for i in range(len(shape))))]
+
+
+def _concatenate_transpose(ct: Any, *operands: Any, dimension: int) -> list:
+    """Split the cotangent into the operands' pieces."""
+    zero = _zero_cts(ct, operands)
+    if zero is not None:
+        return zero
+    from pyjax._src.primitives.extra import split_p
+    sizes = tuple((o.aval.shape if ad.is_undefined(o) else np.shape(o))[dimension]
+                  for o in operands)
+    return split_p.bind(ct, sizes=sizes, axis=dimension)
+
+
+def _stack_transpose(ct: Any, *operands: Any, axis: int) -> list:
+    zero = _zero_cts(ct, operands)
+    if zero is not None:
+        return zero
+    return unstack_p.bind(ct, axis=axis)
+
+
+def _pad_transpose(ct: Any, operand: Any, padding_value: Any, *, padding_config: tuple
+                   ) -> list:
+    """Operand: undo the padding (negative edges, then a strided slice for the interior);
+    padding value: everything the operand did not receive."""
+    zero = _zero_cts(ct, (operand, padding_value))
+    if zero is not None:
+        return zero
+    from pyjax._src.primitives.elementwise import sub
+    from pyjax._src.primitives.reductions import reduce_sum
+    lo, hi, interior = (tuple(c) for c in zip(*padding_config)) if padding_config \
+        else ((), (), ())
+    ndim = len(np.shape(ct))
+
+    def unpad() -> Any:
+        config = tuple(zip(np.negative(lo), np.negative(hi), np.zeros_like(interior)))
+        unpadded = pad_p.bind(ct, _zero_scalar(ct), padding_config=config)
+        return slice_p.bind(unpadded, start_indices=tuple(np.zeros_like(lo)),
+                            limit_indices=tuple(np.shape(unpadded)),
+                            strides=tuple(np.add(interior, 1)))
+
+    t_operand = unpad() if ad.is_undefined(operand) else None
+    t_value = None
+    if ad.is_undefined(padding_value):
+        inner = t_operand if t_operand is not None else unpad()
+        t_value = sub(reduce_sum(ct, tuple(range(ndim))),
+                      reduce_sum(inner, tuple(range(ndim))))
+    return [t_operand, t_value]
+
+
+def _slice_transpose(ct: Any, operand: Any, *, start_indices: tuple, limit_indices: tuple,
+                     strides: tuple | None) -> list:
+    """Pad the cotangent with zeros back to the operand's shape (interior for strides)."""
+    if type(ct) is ad.Zero:
+        return [ad.Zero(operand.aval)]
+    shape = operand.aval.shape
+    if strides is None or np.all(np.equal(strides, 1)):
+        pads = zip(start_indices, np.subtract(shape, limit_indices), (0,) * len(start_indices))
+    else:
+        ct_shape = np.array(np.shape(ct))
+        real_limits = np.add(start_indices, np.where(
+            ct_shape == 0, 0, np.add(1, np.multiply(np.subtract(ct_shape, 1), strides))))
+        pads = zip(start_indices, np.subtract(shape, real_limits), np.subtract(strides, 1))
+    return [pad_p.bind(ct, _zero_scalar(ct), padding_config=tuple(pads))]
+
+
+ad.deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
+ad.deflinear(reshape_p, _reshape_transpose)
+ad.deflinear(transpose_p, lambda ct, x, *, permutation: [
+    transpose(ct, np.argsort(permutation))])
+ad.deflinear(squeeze_p, lambda ct, x, *, dimensions: [expand_dims(ct, dimensions)])
+ad.deflinear(concatenate_p, _concatenate_transpose)
+ad.deflinear(stack_p, _stack_transpose)
+ad.deflinear(unstack_p, _unstack_transpose)
+ad.deflinear(tile_p, _tile_transpose)
+ad.deflinear(pad_p, _pad_transpose)
+ad.deflinear(rev_p, lambda ct, x, *, dimensions: [rev(ct, dimensions)])
+ad.deflinear(slice_p, _slice_transpose)
+ad.defjvp_zero(iota_p)

@@ -270,27 +270,29 @@ class PartialEvalTrace(Trace):
 
 
 def linearize_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any]
-                   ) -> tuple[list, ClosedJaxpr, list]:
-    """Primal outputs, and the linear jaxpr mapping input tangents to output tangents (its
-    constants are the residuals, values of the enclosing trace)."""
+                   ) -> tuple[list, ClosedJaxpr, list[bool], list[bool]]:
+    """Primal outputs; the linear jaxpr mapping input tangents to output tangents (its
+    constants are the residuals, values of the enclosing trace); which inputs have tangents
+    (integer inputs do not) and which outputs have non-zero tangents: the jaxpr's invars and
+    outvars are exactly those."""
     pe = PartialEvalTrace(trace_state.trace)
     tangents_in = [pe.new_unknown(aval) if aval.dtype != dtypes.float0 else Zero(aval)
                    for aval in (tangent_aval(abstractify(p)) for p in primals)]
     try:
         with use_trace(pe):
             primal_outs, tangent_outs = jvp_flat(fun, primals, tangents_in)
-        outvars = [_tangent_atom(pe, t, p) for t, p in zip(tangent_outs, primal_outs)]
+        out_mask = [type(t) is not Zero for t in tangent_outs]
+        outvars = [_tangent_atom(pe, t) for t in tangent_outs if type(t) is not Zero]
         jaxpr = Jaxpr(pe.staging.constvars, pe.staging.invars, outvars, pe.staging.eqns)
         linear = ClosedJaxpr(jaxpr, pe.staging.const_values)
     finally:
         pe.finish()
-    return primal_outs, linear, [type(t) is Zero for t in tangent_outs]
+    in_mask = [type(t) is not Zero for t in tangents_in]
+    return primal_outs, linear, in_mask, out_mask
 
 
-def _tangent_atom(pe: PartialEvalTrace, t: Any, primal: Any) -> Any:
-    """The jaxpr atom of an output tangent (a zero literal or constant when it is known)."""
-    if type(t) is Zero:
-        t = zeros_like_aval(t.aval)
+def _tangent_atom(pe: PartialEvalTrace, t: Any) -> Any:
+    """The jaxpr atom of an output tangent (a constant when it does not depend on the inputs)."""
     if pe.is_unknown(t):
         return t.jaxpr_var
     return pe.staging.to_atom(t)

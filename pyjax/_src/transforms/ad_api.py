@@ -49,29 +49,44 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any],
             raise ValueError("jvp called with different primal and tangent shapes;Got primal "
                              f"shape {np.shape(p)} and tangent shape as {np.shape(t)}")
     out_trees: list = []
-    target = _aux_split(fun, out_trees) if has_aux else fun
-    outs, outs_dot = jvp_flat(_flat_fun(target, in_tree, out_trees if not has_aux else []),
-                              flat_p, flat_t)
+    aux_record: list = []
+    target = _aux_split(fun, aux_record) if has_aux else fun
+    outs, outs_dot = jvp_flat(_flat_fun(target, in_tree, out_trees), flat_p, flat_t)
     outs_dot = [instantiate(t) for t in outs_dot]
     if has_aux:
-        (out_tree, aux_tree), = out_trees[-1:]
+        out_tree, aux_tree, kept = aux_record[-1]
         n = out_tree.num_leaves
         return (tree_unflatten(out_tree, outs[:n]), tree_unflatten(out_tree, outs_dot[:n]),
-                tree_unflatten(aux_tree, outs[n:]))
+                _rebuild_aux(aux_tree, kept, outs[n:]))
     return tree_unflatten(out_trees[-1], outs), tree_unflatten(out_trees[-1], outs_dot)
 
 
+_TRACED = object()  # marks an aux leaf whose value comes back through the traced outputs
+
+
 def _aux_split(fun: Callable, trees: list) -> Callable:
-    """fun returning (out, aux) as one flat output list; records both trees in `trees`."""
+    """fun returning (out, aux) as one flat output list (out leaves, then the array leaves of
+    aux; other aux leaves such as strings are kept aside untouched).  Records
+    (out_tree, aux_tree, aux_leaves) in `trees`."""
+    from pyjax._src.numpy.util import is_arraylike
+
     def wrapped(*args: Any) -> Any:
         result = fun(*args)
         if not (isinstance(result, (tuple, list)) and len(result) == 2):
             raise TypeError("has_aux=True requires the function to return a pair (out, aux), "
                             f"got {type(result).__name__}")
         out, aux = result
-        trees.append((tree_structure(out), tree_structure(aux)))
-        return (*tree_flatten(out)[0], *tree_flatten(aux)[0])
+        aux_leaves, aux_tree = tree_flatten(aux)
+        traced = [leaf for leaf in aux_leaves if is_arraylike(leaf)]
+        kept = [_TRACED if is_arraylike(leaf) else leaf for leaf in aux_leaves]
+        trees.append((tree_structure(out), aux_tree, kept))
+        return (*tree_flatten(out)[0], *traced)
     return wrapped
+
+
+def _rebuild_aux(aux_tree: Any, kept: list, traced: Sequence[Any]) -> Any:
+    values = iter(traced)
+    return tree_unflatten(aux_tree, [next(values) if v is _TRACED else v for v in kept])
 
 
 def _vjp_flat(fun: Callable, primals: Sequence[Any], has_aux: bool) -> tuple:
@@ -82,11 +97,12 @@ def _vjp_flat(fun: Callable, primals: Sequence[Any], has_aux: bool) -> tuple:
         flat = _flat_fun(_aux_split(fun, trees), in_tree, [])
     else:
         flat = _flat_fun(fun, in_tree, trees)
-    outs, linear, _ = linearize_flat(flat, flat_p)
+    outs, linear, in_mask, out_mask = linearize_flat(flat, flat_p)
     if has_aux:
-        out_tree, aux_tree = trees[-1]
+        out_tree, aux_tree, kept = trees[-1]
         n = out_tree.num_leaves
-        outs, aux = outs[:n], tree_unflatten(aux_tree, outs[n:])
+        num_traced_aux = len(outs) - n
+        outs, aux = outs[:n], _rebuild_aux(aux_tree, kept, outs[n:])
     else:
         out_tree, aux = trees[-1], None
     in_avals = [abstractify(p) for p in flat_p]
@@ -103,13 +119,12 @@ def _vjp_flat(fun: Callable, primals: Sequence[Any], has_aux: bool) -> tuple:
                                  f"{np.shape(c)} must be the same as the shape of corresponding "
                                  f"primal input {a.shape}.")
         if has_aux:
-            flat_ct = flat_ct + [Zero(tangent_aval(a)) for a in aux_avals]
-        cts = backward_pass(linear, flat_ct)
-        cts = [zeros_like_aval(tangent_aval(a)) if type(c) is Zero else c
-               for c, a in zip(cts, in_avals)]
-        return tree_unflatten(in_tree, cts)
+            flat_ct = flat_ct + [None] * num_traced_aux
+        cts = iter(backward_pass(linear, [c for c, m in zip(flat_ct, out_mask) if m]))
+        cts = [next(cts) if m else Zero(tangent_aval(a)) for m, a in zip(in_mask, in_avals)]
+        return tree_unflatten(in_tree, [zeros_like_aval(tangent_aval(a)) if type(c) is Zero
+                                        else c for c, a in zip(cts, in_avals)])
 
-    aux_avals = [abstractify(x) for x in tree_flatten(aux)[0]] if has_aux else []
     primal_out = tree_unflatten(out_tree, outs)
     return (primal_out, vjp_fun, aux) if has_aux else (primal_out, vjp_fun)
 
@@ -125,7 +140,7 @@ def linearize(fun: Callable, *primals: Any) -> tuple:
     flat_p, in_tree = tree_flatten(primals)
     flat_p = _as_arrays(flat_p)
     trees: list = []
-    outs, linear, _ = linearize_flat(_flat_fun(fun, in_tree, trees), flat_p)
+    outs, linear, in_mask, out_mask = linearize_flat(_flat_fun(fun, in_tree, trees), flat_p)
     out_tree = trees[-1]
 
     def f_jvp(*tangents: Any) -> Any:
@@ -133,8 +148,11 @@ def linearize(fun: Callable, *primals: Any) -> tuple:
         if t_tree != in_tree:
             raise TypeError(f"linearized function called on tangent values inconsistent with "
                             f"the original primal values: expected {in_tree}, got {t_tree}")
-        kept = [t for t, p in zip(flat_t, flat_p) if dtypes.is_inexact(abstractify(p).dtype)]
-        return tree_unflatten(out_tree, eval_jaxpr(linear.jaxpr, linear.consts, *kept))
+        kept = [t for t, m in zip(flat_t, in_mask) if m]
+        results = iter(eval_jaxpr(linear.jaxpr, linear.consts, *kept))
+        return tree_unflatten(out_tree, [next(results) if m else
+                                         zeros_like_aval(tangent_aval(abstractify(o)))
+                                         for m, o in zip(out_mask, outs)])
 
     return tree_unflatten(out_tree, outs), f_jvp
 
@@ -144,14 +162,14 @@ def linear_transpose(fun: Callable, *primals: Any, reduce_axes: Any = ()) -> Cal
     flat_p, in_tree = tree_flatten(primals)
     trees: list = []
     zeros = [zeros_like_aval(abstractify(p)) for p in flat_p]
-    _, linear, _ = linearize_flat(_flat_fun(fun, in_tree, trees), zeros)
+    _, linear, in_mask, out_mask = linearize_flat(_flat_fun(fun, in_tree, trees), zeros)
     in_avals = [abstractify(p) for p in flat_p]
 
     def transposed(*cts: Any) -> Any:
         flat_ct, _ = tree_flatten(cts[0] if len(cts) == 1 else cts)
-        out = backward_pass(linear, flat_ct)
-        return tree_unflatten(in_tree, [instantiate(c) if type(c) is Zero else c
-                                        for c, a in zip(out, in_avals)])
+        out = iter(backward_pass(linear, [c for c, m in zip(flat_ct, out_mask) if m]))
+        return tree_unflatten(in_tree, [instantiate(next(out) if m else Zero(tangent_aval(a)))
+                                        for m, a in zip(in_mask, in_avals)])
     return transposed
 
 

@@ -1,0 +1,103 @@
+"""The autodiff API over pytrees: grad/value_and_grad/vjp/jvp/linearize/jacobians/hessian,
+argnums, has_aux, integer inputs, and JAX's errors."""
+import numpy as np
+import pytest
+
+import pyjax as jax
+import pyjax.numpy as jnp
+from pyjax import lax
+
+
+def loss(params, x):
+    return jnp.sum(jnp.tanh(x @ params["w"] + params["b"]) ** 2)
+
+
+PARAMS = {"w": jnp.arange(6.0).reshape(3, 2) / 10, "b": jnp.ones(2)}
+X = jnp.arange(12.0).reshape(4, 3) / 10
+
+
+def numeric_grad(f, x, eps=1e-3):
+    x = np.asarray(x, np.float64)
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        d = np.zeros_like(x)
+        d[i] = eps
+        g[i] = (float(f(jnp.asarray(x + d, jnp.float32))) -
+                float(f(jnp.asarray(x - d, jnp.float32)))) / (2 * eps)
+    return g
+
+
+def test_grad_of_a_pytree_matches_numerical_differences():
+    grads = jax.grad(loss)(PARAMS, X)
+    assert set(grads) == {"w", "b"} and grads["w"].shape == (3, 2)
+    for key in ("w", "b"):
+        np.testing.assert_allclose(
+            grads[key], numeric_grad(lambda v: loss({**PARAMS, key: v}, X), PARAMS[key]),
+            rtol=2e-2, atol=2e-3)
+
+
+def test_value_and_grad_argnums_and_has_aux():
+    (value, aux), (gp, gx) = jax.value_and_grad(lambda p, x: (loss(p, x), x.shape),
+                                                argnums=(0, 1), has_aux=True)(PARAMS, X)
+    assert float(value) == pytest.approx(float(loss(PARAMS, X)))
+    assert aux == (4, 3) and gx.shape == X.shape
+    g, aux = jax.grad(lambda x: (jnp.sum(x ** 2), "aux"), has_aux=True)(jnp.ones(3))
+    np.testing.assert_allclose(g, [2.0, 2.0, 2.0])
+    assert aux == "aux"
+
+
+def test_second_and_third_derivatives():
+    f = lambda x: x ** 3  # noqa: E731
+    assert float(jax.grad(jax.grad(f))(2.0)) == pytest.approx(12.0)
+    assert float(jax.grad(jax.grad(jax.grad(f)))(2.0)) == pytest.approx(6.0)
+
+
+def test_jit_of_grad_and_grad_of_jit_agree():
+    g1 = jax.jit(jax.grad(loss))(PARAMS, X)
+    g2 = jax.grad(jax.jit(loss))(PARAMS, X)
+    np.testing.assert_allclose(g1["w"], g2["w"], rtol=1e-6)
+
+
+def test_jacobians_and_hessian():
+    f = lambda x: jnp.sin(x) * x[0]  # noqa: E731
+    x = jnp.array([0.5, 1.0, 2.0])
+    jf, jr = jax.jacfwd(f)(x), jax.jacrev(f)(x)
+    expected = np.diag(np.cos(x) * 0.5)
+    expected[:, 0] += np.sin(x)
+    np.testing.assert_allclose(jf, expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(jr, expected, rtol=1e-5, atol=1e-6)
+    h = jax.hessian(lambda v: jnp.sum(v ** 3))(x)
+    np.testing.assert_allclose(h, np.diag(6 * np.asarray(x)), rtol=1e-5)
+
+
+def test_jvp_vjp_linearize_linear_transpose():
+    y, t = jax.jvp(jnp.sin, (1.0,), (2.0,))
+    assert float(t) == pytest.approx(2 * np.cos(1.0), rel=1e-6)
+    y, vjp_fn = jax.vjp(lambda a, b: a * b, 2.0, 3.0)
+    assert tuple(float(v) for v in vjp_fn(1.0)) == (3.0, 2.0)
+    y, f_jvp = jax.linearize(jnp.sin, 1.0)
+    assert float(f_jvp(2.0)) == pytest.approx(2 * np.cos(1.0), rel=1e-6)
+    transposed = jax.linear_transpose(lambda v: 3.0 * v, 1.0)
+    assert float(transposed(2.0)[0]) == 6.0
+
+
+def test_stop_gradient():
+    g = jax.grad(lambda x: lax.stop_gradient(x) * x)(3.0)
+    assert float(g) == 3.0
+
+
+def test_unused_and_integer_inputs():
+    g = jax.grad(lambda x, y: 2.0 * x, argnums=(0, 1))(1.0, 5.0)
+    assert float(g[1]) == 0.0
+    gi = jax.grad(lambda x, n: x * n, argnums=1, allow_int=True)(2.0, 3)
+    assert gi.dtype == jax.dtypes.float0
+
+
+def test_errors_like_jax():
+    with pytest.raises(TypeError, match="Gradient only defined for scalar-output functions. "
+                                        r"Output had shape: \(3,\)"):
+        jax.grad(lambda x: x * 2)(jnp.ones(3))
+    with pytest.raises(TypeError, match="grad requires real- or complex-valued inputs"):
+        jax.grad(lambda x: x * 2.0)(3)
+    with pytest.raises(TypeError, match="has_aux=True"):
+        jax.grad(lambda x: x * 2.0, has_aux=True)(3.0)
