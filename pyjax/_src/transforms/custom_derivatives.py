@@ -54,6 +54,22 @@ def _merge_nondiff(nondiff: Sequence[Any], diff: Sequence[Any], nondiff_argnums:
     return out
 
 
+def _stage(fun: Callable, nondiff_argnums: Sequence[int], args: tuple, kwargs: dict
+           ) -> tuple[list, list, Any, ClosedJaxpr, Any]:
+    """Split off the nondiff args and trace fun over the flat rest: (nondiff, flat args,
+    their tree, the body's closed jaxpr, its output tree)."""
+    if kwargs:
+        raise TypeError("custom_jvp / custom_vjp functions take positional arguments only")
+    nondiff, diff = _split_nondiff(args, nondiff_argnums)
+
+    def body(*d: Any) -> Any:
+        return fun(*_merge_nondiff(nondiff, d, nondiff_argnums, len(args)))
+
+    flat, in_tree = tree_flatten(tuple(diff))
+    closed, out_tree = _trace_body(body, flat, in_tree)
+    return nondiff, flat, in_tree, closed, out_tree
+
+
 def _trace_body(fun: Callable, flat_args: Sequence[Any], in_tree: Any) -> tuple[ClosedJaxpr, Any]:
     """fun's jaxpr over the flat differentiable arguments, and its output tree."""
     out_trees: list = []
@@ -117,18 +133,10 @@ class custom_jvp:  # noqa: N801 - JAX's name
         if self.jvp is None:
             raise AttributeError(f"No JVP defined for custom_jvp function "
                                  f"{getattr(self.fun, '__name__', self.fun)} using defjvp.")
-        if kwargs:
-            raise TypeError("custom_jvp functions take positional arguments only here")
         if trace_state.trace is None:
-            return self.fun(*args)
-        nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
-        n = len(args)
-
-        def body(*d: Any) -> Any:
-            return self.fun(*_merge_nondiff(nondiff, d, self.nondiff_argnums, n))
-
-        flat, in_tree = tree_flatten(tuple(diff))
-        closed, out_tree = _trace_body(body, flat, in_tree)
+            return self.fun(*args, **kwargs)
+        nondiff, flat, in_tree, closed, out_tree = _stage(self.fun, self.nondiff_argnums, args,
+                                                          kwargs)
 
         def flat_jvp(primals: list, tangents: list) -> tuple[list, list]:
             p_tree = tree_unflatten(in_tree, primals)
@@ -229,23 +237,15 @@ class custom_vjp:  # noqa: N801 - JAX's name
         if self.fwd is None:
             raise AttributeError(f"No VJP defined for custom_vjp function "
                                  f"{getattr(self.fun, '__name__', self.fun)} using defvjp.")
-        if kwargs:
-            raise TypeError("custom_vjp functions take positional arguments only here")
         if trace_state.trace is None:
-            return self.fun(*args)
-        nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
-        n = len(args)
-
-        def body(*d: Any) -> Any:
-            return self.fun(*_merge_nondiff(nondiff, d, self.nondiff_argnums, n))
-
-        flat, in_tree = tree_flatten(tuple(diff))
-        closed, out_tree = _trace_body(body, flat, in_tree)
+            return self.fun(*args, **kwargs)
+        nondiff, flat, in_tree, closed, out_tree = _stage(self.fun, self.nondiff_argnums, args,
+                                                          kwargs)
         res_trees: list = []
 
         def flat_fwd(primals: list) -> tuple[list, list]:
             full = _merge_nondiff(nondiff, tree_unflatten(in_tree, primals),
-                                  self.nondiff_argnums, n)
+                                  self.nondiff_argnums, len(args))
             result = self.fwd(*full)
             if not (isinstance(result, tuple) and len(result) == 2):
                 raise TypeError("Custom VJP fwd rule must produce a pair (list or tuple of "
