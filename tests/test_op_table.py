@@ -19,8 +19,8 @@ from op_table import (
     ALL, DTYPES, INT, OPS, BY_PRIM, OpCase, linear_primitives, make_args, reference, x64_mode)
 
 #: flip to True when issue 4 (autodiff) / issue 5 (batching) fill the rule slots
-REQUIRE_JVP = False
-REQUIRE_TRANSPOSE = False
+REQUIRE_JVP = True
+REQUIRE_TRANSPOSE = True
 REQUIRE_BATCH = False
 
 #: primitives that cannot be called on arrays alone, with the reason (and whether they are

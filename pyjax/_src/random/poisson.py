@@ -16,6 +16,7 @@ from pyjax import lax
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.primitives.prng import key_primitive
+from pyjax._src.transforms import ad
 from pyjax._src.random import host
 from pyjax._src.random.base import canonicalize_shape, check_prng_key
 from pyjax._src.random.keys import PRNGImpl
@@ -80,6 +81,7 @@ def _poisson_abstract(key: ShapedArray, lam: ShapedArray, *, dtype: np.dtype, im
 
 random_poisson_p = key_primitive("random_poisson", _poisson_impl, _poisson_abstract,
                                  shown=("dtype",))
+ad.defjvp_zero(random_poisson_p)  # integer counts: no tangent
 
 
 def poisson(key: Any, lam: Any, shape: Any = None, dtype: Any = None) -> Any:

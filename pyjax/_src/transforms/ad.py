@@ -375,9 +375,17 @@ def _jit_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, jaxpr: ClosedJa
     return outs[:k], outs[k:]
 
 
+def _jit_transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr, name: str) -> list:
+    """Transpose the body in place (partial evaluation inlines jit bodies, so this runs only
+    for jit equations of hand-built linear jaxprs)."""
+    cts_in = iter(transpose_jaxpr(jaxpr.jaxpr, jaxpr.consts, args, cts))
+    return [next(cts_in) if is_undefined(a) else None for a in args]
+
+
 def _register_call_rules() -> None:
     from pyjax._src.transforms.jit import jit_p
     jit_p.jvp = _jit_jvp
+    jit_p.transpose = _jit_transpose
 
 
 _register_call_rules()

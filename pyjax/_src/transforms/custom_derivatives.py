@@ -199,6 +199,7 @@ def _custom_lin_transpose(cts: Sequence[Any], *args: Any, num_res: int, bwd: Cal
 
 
 custom_lin_p.transpose = _custom_lin_transpose
+custom_lin_p.jvp = lambda primals, tangents, **params: _custom_lin_impl()
 
 
 def _custom_vjp_call_jvp(primals: Sequence[Any], tangents: Sequence[Any], *,
