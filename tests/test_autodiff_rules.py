@@ -394,21 +394,9 @@ def test_second_order_through_rules() -> None:
 RECORDS = {(r["name"], r["x64"]): r for r in json.load(
     open(os.path.join(HERE, "data", "ad_jaxprs.json")))["records"]}
 
-#: recorded cases pyjax prints differently, with the reason (strict xfail: they fail today)
-KNOWN_DIFFERENCES = {
-    "grad_where": "jnp.where is a jit; JAX's partial evaluation keeps a known and an unknown "
-                  "jit in the grad jaxpr, pyjax's PartialEvalTrace inlines the jit body",
-    "grad_jnp_clip": "jnp.clip is a jit: as grad_where",
-}
-
-
 def _ad_params(x64: bool) -> list[Any]:
-    out = []
-    for name, fn, args in record_ad.ad_cases(pyjax, jnp, lax, np, x64=x64):
-        marks = [pytest.mark.xfail(reason=KNOWN_DIFFERENCES[name], strict=True)] \
-            if name in KNOWN_DIFFERENCES else []
-        out.append(pytest.param(name, fn, args, id=name, marks=marks))
-    return out
+    return [pytest.param(name, fn, args, id=name)
+            for name, fn, args in record_ad.ad_cases(pyjax, jnp, lax, np, x64=x64)]
 
 
 def _compare(name: str, fn: Callable, args: Sequence[Any], x64: bool) -> None:

@@ -323,17 +323,11 @@ def test_random_primitives_have_zero_tangents(x64):
 RECORDS = {(r["name"], r["x64"]): r for r in json.load(
     open(os.path.join(HERE, "data", "ad_shape_jaxprs.json")))["records"]}
 
-#: Cases whose jnp function JAX wraps in a jit: JAX's partial evaluation splits that jit into
-#: a known and an unknown jit (with residuals); pyjax's inlines the call.  The equations
-#: themselves agree; these pass once partial evaluation keeps jit calls as JAX does.
-SPLIT_JIT = {"jnp_cumsum_sum", "jnp_sort_first", "take_along_axis"}
-
 
 def _jaxpr_params():
     names = [name for name, _, _ in ad_shape_cases(jax, jnp, lax, np)]
-    return [pytest.param(name, x64, id=f"{name}{'-x64' if x64 else ''}", marks=(
-        [pytest.mark.xfail(strict=True, reason="partial evaluation inlines jit calls")]
-        if name in SPLIT_JIT else [])) for x64 in (False, True) for name in names]
+    return [pytest.param(name, x64, id=f"{name}{'-x64' if x64 else ''}")
+            for x64 in (False, True) for name in names]
 
 
 @pytest.mark.parametrize("name,use_x64", _jaxpr_params())
