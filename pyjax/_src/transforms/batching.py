@@ -1,0 +1,250 @@
+"""vmap: a batch trace carries each value with the position of its batch axis (or None).
+
+A primitive's `batch` rule, `batch(vals, dims, **params) -> (out, out_dim)`, runs under the
+parent trace and moves axes only when it must.  Helpers declare the common families
+(elementwise, vectorized) in a line.  Named axes: the trace knows its axis name and size, which
+collective primitives read through `batch_collective(trace, vals, dims, **params)`.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from pyjax._src.core.avals import ShapedArray
+from pyjax._src.core.primitive import Primitive
+from pyjax._src.core.trace import Trace, Tracer, check_alive, trace_state, use_trace
+from pyjax._src.transforms.staging import abstractify
+from pyjax._src.tree_util import tree_flatten, tree_structure, tree_unflatten
+
+not_mapped = None
+
+
+# ---------------------------------------------------------------------------------------------
+# Axis helpers (rules use these; all bind lax primitives)
+# ---------------------------------------------------------------------------------------------
+
+def move_axis(x: Any, src: int, dst: int) -> Any:
+    """x with axis `src` moved to position `dst` (a transpose; nothing when equal)."""
+    from pyjax._src.primitives.shape import transpose
+    if src == dst:
+        return x
+    perm = [i for i in range(np.ndim(x)) if i != src]
+    perm.insert(dst, src)
+    return transpose(x, perm)
+
+
+def broadcast_batch(x: Any, size: int, dim: int) -> Any:
+    """Unbatched x with a new batch axis of `size` at `dim`."""
+    shape = list(np.shape(x))
+    shape.insert(dim, size)
+    return _broadcast_keeping_numpy_ints(x, shape, dim)
+
+
+def _broadcast_keeping_numpy_ints(x: Any, shape: list, dim: int) -> Any:
+    """broadcast_in_dim with the batch axis at `dim`; JAX's batchers pass NumPy ints as the
+    broadcast dimensions, which jaxprs print as np.int64(k), so they are kept as such."""
+    from pyjax._src.primitives.shape import broadcast_in_dim_p
+    kept = tuple(np.int64(i) for i in range(len(shape)) if i != dim)
+    return broadcast_in_dim_p.bind(x, shape=tuple(int(s) for s in shape),
+                                   broadcast_dimensions=kept, sharding=None)
+
+
+def bdim_at_front(x: Any, dim: int | None, size: int) -> Any:
+    """x with its batch axis first (materialised by broadcasting when x is unbatched)."""
+    return broadcast_batch(x, size, 0) if dim is None else move_axis(x, dim, 0)
+
+
+def defvectorized(prim: Primitive) -> None:
+    """Unary elementwise: the batch axis passes through."""
+    def rule(vals: Sequence[Any], dims: Sequence[Any], **params: Any) -> tuple:
+        return prim.bind(*vals, **params), dims[0]
+    prim.batch = rule
+
+
+def defbroadcasting(prim: Primitive) -> None:
+    """N-ary elementwise with lax's implicit broadcasting: operands batched at one common axis
+    keep it; otherwise batch axes move to the front.  Unbatched non-scalars get a size-1 axis."""
+    def rule(vals: Sequence[Any], dims: Sequence[Any], **params: Any) -> tuple:
+        batched = [(np.ndim(v), d) for v, d in zip(vals, dims) if d is not None]
+        ndim = max(n for n, _ in batched)
+        if len({d for _, d in batched}) == 1 and all(n == ndim for n, _ in batched):
+            out_dim = batched[0][1]
+        else:
+            vals = [move_axis(v, d, 0) if d is not None else v for v, d in zip(vals, dims)]
+            dims = [0 if d is not None else None for d in dims]
+            out_dim = 0
+        vals = [_expand_unbatched(v, out_dim, ndim) if d is None and np.ndim(v) else v
+                for v, d in zip(vals, dims)]
+        return prim.bind(*vals, **params), out_dim
+    prim.batch = rule
+
+
+def _expand_unbatched(x: Any, dim: int, ndim: int) -> Any:
+    """An unbatched operand (of the per-example rank) given a size-1 batch axis at `dim`."""
+    shape = list(np.shape(x))
+    shape.insert(dim, 1)
+    return _broadcast_keeping_numpy_ints(x, shape, dim)
+
+
+# ---------------------------------------------------------------------------------------------
+# The trace
+# ---------------------------------------------------------------------------------------------
+
+class BatchTracer(Tracer):
+    __slots__ = ("val", "batch_dim")
+    tracer_name = "BatchTracer"
+
+    def __init__(self, trace: "BatchTrace", val: Any, batch_dim: int | None):
+        self._trace, self.val, self.batch_dim = trace, val, batch_dim
+
+    @property
+    def aval(self) -> ShapedArray:
+        aval = abstractify(self.val)
+        if self.batch_dim is None:
+            return aval
+        shape = list(aval.shape)
+        del shape[self.batch_dim]
+        return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
+
+
+class BatchTrace(Trace):
+    """Values with a batch axis of `axis_size`, named `axis_name` (for collectives)."""
+
+    def __init__(self, parent: Trace | None, axis_size: int, axis_name: Any = None):
+        self.parent, self.axis_size, self.axis_name = parent, axis_size, axis_name
+
+    def lift(self, x: Any) -> tuple[Any, int | None]:
+        if isinstance(x, BatchTracer) and x._trace is self:
+            return x.val, x.batch_dim
+        if isinstance(x, Tracer):
+            check_alive(x)
+        return x, None
+
+    def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
+        vals, dims = zip(*(self.lift(x) for x in args)) if args else ((), ())
+        collective = getattr(prim, "batch_collective", None)
+        with use_trace(self.parent):
+            if collective is not None:
+                out, out_dim = collective(self, vals, dims, **params)
+            elif all(d is None for d in dims):
+                return prim.bind(*vals, **params)
+            elif prim.batch is None:
+                raise NotImplementedError(f"Batching rule for '{prim.name}' not implemented")
+            else:
+                out, out_dim = prim.batch(vals, dims, **params)
+        if prim.multiple_results:
+            return [self.wrap(o, d) for o, d in zip(out, out_dim)]
+        return self.wrap(out, out_dim)
+
+    def wrap(self, val: Any, dim: int | None) -> Any:
+        return val if dim is None else BatchTracer(self, val, dim)
+
+
+def batch_flat(fun: Callable[..., Sequence[Any]], args: Sequence[Any],
+               in_dims: Sequence[int | None], axis_size: int, axis_name: Any = None
+               ) -> tuple[list, list]:
+    """Run flat `fun` on batched `args`: outputs and their batch axes (None: unbatched)."""
+    trace = BatchTrace(trace_state.trace, axis_size, axis_name)
+    tracers = [trace.wrap(a, d) for a, d in zip(args, in_dims)]
+    try:
+        with use_trace(trace):
+            outs = fun(*tracers)
+        lifted = [trace.lift(o) for o in outs]
+    finally:
+        trace.finish()
+    return [v for v, _ in lifted], [d for _, d in lifted]
+
+
+# ---------------------------------------------------------------------------------------------
+# vmap
+# ---------------------------------------------------------------------------------------------
+
+def _broadcast_prefix(prefix: Any, tree: Any, what: str) -> list:
+    """`prefix` (in_axes/out_axes) expanded to one entry per leaf of `tree`."""
+    if prefix is None or isinstance(prefix, int):
+        return [prefix] * len(tree_flatten(tree)[0])
+    if isinstance(prefix, list) and isinstance(tree, tuple):
+        prefix = tuple(prefix)
+    leaves: list = []
+    prefix_leaves, prefix_tree = tree_flatten(prefix, is_leaf=lambda x: x is None)
+    try:
+        subtrees = prefix_tree.flatten_up_to(tree)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"vmap {what} specification must be a tree prefix of the "
+                         f"corresponding value, got specification {prefix} for value tree "
+                         f"{tree_structure(tree)}.") from e
+    for p, sub in zip(prefix_leaves, subtrees):
+        leaves.extend([p] * len(tree_flatten(sub)[0]))
+    return leaves
+
+
+def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = None,
+         axis_size: int | None = None, spmd_axis_name: Any = None) -> Callable:
+    """Vectorise `fun` over axis `in_axes` of its arguments (see jax.vmap)."""
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+    if not (in_axes is None or isinstance(in_axes, (int, tuple, dict))):
+        raise TypeError(f"vmap in_axes must be an int, None, or a tuple of entries "
+                        f"corresponding to the positional arguments passed to the function, "
+                        f"but got {in_axes}.")
+
+    @functools.wraps(fun)
+    def vmapped(*args: Any, **kwargs: Any) -> Any:
+        if isinstance(in_axes, tuple) and len(in_axes) != len(args):
+            raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries "
+                             f"corresponding to the positional arguments passed to the "
+                             f"function, but got len(in_axes)={len(in_axes)}, "
+                             f"len(args)={len(args)}")
+        flat, in_tree = tree_flatten((args, kwargs))
+        axes = _broadcast_prefix((in_axes, 0), (args, kwargs), "in_axes")
+        dims = []
+        for x, a in zip(flat, axes):
+            if a is None:
+                dims.append(None)
+                continue
+            nd = np.ndim(x)
+            if not -nd <= a < nd:
+                raise ValueError(f"vmap was requested to map its argument along axis {a}, "
+                                 f"which implies that its rank should be at least {a + 1}, "
+                                 f"but is only {nd} (its shape is {np.shape(x)})")
+            dims.append(a % nd)
+        sizes = {np.shape(x)[d] for x, d in zip(flat, dims) if d is not None}
+        if axis_size is not None:
+            sizes.add(axis_size)
+        if not sizes:
+            raise ValueError("vmap must have at least one non-None value in in_axes")
+        if len(sizes) > 1:
+            found = ", ".join(f"axis {d} of an argument of shape {np.shape(x)}"
+                              for x, d in zip(flat, dims) if d is not None)
+            raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n"
+                             f"{found}")
+        size = sizes.pop()
+        out_trees: list = []
+
+        def flat_fun(*leaves: Any) -> list:
+            a, kw = tree_unflatten(in_tree, leaves)
+            out_leaves, out_tree = tree_flatten(fun(*a, **kw))
+            out_trees.append(out_tree)
+            return out_leaves
+
+        from pyjax._src.numpy.util import as_operand
+        flat = [as_operand(x) for x in flat]
+        outs, out_dims = batch_flat(flat_fun, flat, dims, size, axis_name)
+        out_tree = out_trees[0]
+        targets = _broadcast_prefix(out_axes, tree_unflatten(out_tree, outs), "out_axes")
+        results = []
+        for o, d, t in zip(outs, out_dims, targets):
+            if t is None:
+                if d is not None:
+                    raise ValueError("vmap has mapped output but out_axes is None")
+                results.append(o)
+                continue
+            nd = np.ndim(o) + (1 if d is None else 0)
+            t = t % nd
+            results.append(broadcast_batch(o, size, t) if d is None else move_axis(o, d, t))
+        return tree_unflatten(out_tree, results)
+
+    return vmapped
+
