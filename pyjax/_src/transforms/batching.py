@@ -180,6 +180,29 @@ def _broadcast_prefix(prefix: Any, tree: Any, what: str) -> list:
     return leaves
 
 
+def _inconsistent_sizes(fun: Callable, args: tuple, kwargs: dict, flat: list,
+                        dims: list) -> str:
+    """JAX's message listing the mapped axes by size, naming the arguments."""
+    from pyjax._src.transforms.staging import DebugInfo
+    try:
+        names = DebugInfo("vmap", fun, args, kwargs).arg_names()
+    except Exception:  # noqa: BLE001 - names are a courtesy; the sizes are the message
+        names = [f"args[{i}]" for i in range(len(flat))]
+    groups: dict[int, list] = {}
+    for name, x, d in zip(names, flat, dims):
+        if d is not None:
+            groups.setdefault(np.shape(x)[d], []).append((name, x, d))
+    lines = []
+    for size, members in groups.items():
+        name, x, d = members[0]
+        where = f"axis {d} of argument {name} of type {abstractify(x).str_short()}"
+        if len(members) == 1:
+            lines.append(f"  * one axis had size {size}: {where}")
+        else:
+            lines.append(f"  * most axes ({len(members)} of them) had size {size}, e.g. {where}")
+    return "vmap got inconsistent sizes for array axes to be mapped:\n" + ";\n".join(lines)
+
+
 def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = None,
          axis_size: int | None = None, spmd_axis_name: Any = None) -> Callable:
     """Vectorise `fun` over axis `in_axes` of its arguments (see jax.vmap)."""
@@ -214,12 +237,10 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
         if axis_size is not None:
             sizes.add(axis_size)
         if not sizes:
-            raise ValueError("vmap must have at least one non-None value in in_axes")
+            raise ValueError("vmap must have at least one non-None value in in_axes or "
+                             "axis_size must be specified")
         if len(sizes) > 1:
-            found = ", ".join(f"axis {d} of an argument of shape {np.shape(x)}"
-                              for x, d in zip(flat, dims) if d is not None)
-            raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n"
-                             f"{found}")
+            raise ValueError(_inconsistent_sizes(fun, args, kwargs, flat, dims))
         size = sizes.pop()
         out_trees: list = []
 
@@ -238,10 +259,13 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
         for o, d, t in zip(outs, out_dims, targets):
             if t is None:
                 if d is not None:
-                    raise ValueError("vmap has mapped output but out_axes is None")
+                    raise ValueError(f"at vmap out_axes, got axis spec None but output was "
+                                     f"batched on axis {d}")
                 results.append(o)
                 continue
             nd = np.ndim(o) + (1 if d is None else 0)
+            if not -nd <= t < nd:
+                raise ValueError(f"axis {t} is out of bounds for array of dimension {nd}")
             t = t % nd
             results.append(broadcast_batch(o, size, t) if d is None else move_axis(o, d, t))
         return tree_unflatten(out_tree, results)
