@@ -22,6 +22,7 @@ from pyjax._src.parallel.devices import (  # noqa: F401
     process_index)
 from pyjax._src.transforms.ad_api import (  # noqa: F401
     grad, hessian, jacfwd, jacobian, jacrev, jvp, linear_transpose, linearize, value_and_grad, vjp)
+from pyjax._src.parallel.pmap import pmap  # noqa: F401
 from pyjax._src.transforms.batching import vmap  # noqa: F401
 from pyjax._src.transforms.checkpoint import checkpoint, checkpoint_policies, remat  # noqa: F401
 from pyjax._src.transforms.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401

@@ -561,3 +561,12 @@ def test_jit_matches_eager(name):
     for e, j in zip(eager, jitted):
         assert (e.dtype, e.shape, e.weak_type) == (j.dtype, j.shape, j.weak_type)
         np.testing.assert_allclose(np.asarray(j), np.asarray(e), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("k", [0, 1, -1, 3, -4])
+def test_diag_and_diagonal_match_numpy(k):
+    a = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    np.testing.assert_array_equal(jnp.diagonal(jnp.asarray(a), k), np.diagonal(a, k))
+    np.testing.assert_array_equal(jnp.diag(jnp.asarray(a), k), np.diag(a, k))
+    v = np.arange(3.0, dtype=np.float32)
+    np.testing.assert_array_equal(jnp.diag(jnp.asarray(v), k), np.diag(v, k))

@@ -36,6 +36,11 @@ NOT_DIRECTLY_CALLABLE: dict[str, tuple[str, bool]] = {
                    "tests/test_custom_derivatives.py", True),
     "checkpoint": ("higher-order: carries a body jaxpr to rematerialize; "
                    "tests/test_checkpoint.py", True),
+    **{name: ("collective: needs a named vmap/pmap axis; tests/test_pmap.py compares it with "
+              "JAX on 4 devices", linear)
+       for name, linear in (("psum", True), ("pmax", False), ("pmin", False),
+                            ("axis_index", False), ("all_gather", True), ("ppermute", True),
+                            ("psum_scatter", True), ("all_to_all", True))},
     "cond": ("control flow: carries branch jaxprs", True),
     "while": ("control flow: carries cond and body jaxprs", False),
     "scan": ("control flow: carries a body jaxpr", True),

@@ -23,3 +23,5 @@ from pyjax._src.primitives.indexing import (  # noqa: F401,E402
     dynamic_slice, dynamic_slice_in_dim, dynamic_update_index_in_dim, dynamic_update_slice,
     dynamic_update_slice_in_dim, gather, index_in_dim, scatter, scatter_add, scatter_apply,
     scatter_max, scatter_min, scatter_mul, scatter_sub, slice_in_dim)
+from pyjax._src.parallel.collectives import (  # noqa: F401,E402
+    all_gather, all_to_all, axis_index, pmax, pmean, pmin, ppermute, psum, psum_scatter)

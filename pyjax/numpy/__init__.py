@@ -36,3 +36,4 @@ generic, number, integer, signedinteger, unsignedinteger = (
 inexact, floating, complexfloating = _np.inexact, _np.floating, _np.complexfloating
 from pyjax._src.numpy.indexing import take, take_along_axis  # noqa: F401,E402
 from pyjax._src.numpy.reductions import allclose, array_equal, isclose  # noqa: F401,E402
+from pyjax._src.numpy.lax_numpy import diag, diagonal  # noqa: F401,E402

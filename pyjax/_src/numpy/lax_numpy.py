@@ -1183,3 +1183,31 @@ def nonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> tuple
 def flatnonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
     """Indices of the non-zero elements of the flattened array."""
     return nonzero(ravel(a), size=size, fill_value=fill_value)[0]
+
+
+def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
+    """The `offset` diagonal of the 2-D slices spanned by axis1 and axis2 (moved last)."""
+    a = _ensure("diagonal", a)
+    nd = np.ndim(a)
+    a = moveaxis(a, (canonicalize_axis(axis1, nd), canonicalize_axis(axis2, nd)), (-2, -1))
+    rows, cols = np.shape(a)[-2:]
+    n = max(0, min(rows + min(offset, 0), cols - max(offset, 0)))
+    i = np.arange(n) - min(offset, 0)
+    j = np.arange(n) + max(offset, 0)
+    from pyjax._src.numpy.indexing import getitem
+    return getitem(a, (Ellipsis, ArrayImpl(i.astype(np.int32), False),
+                       ArrayImpl(j.astype(np.int32), False)))
+
+
+def diag(v: Any, k: int = 0) -> Any:
+    """The k-th diagonal of a 2-D array, or a 2-D array with 1-D v on its k-th diagonal."""
+    v = _ensure("diag", v)
+    if np.ndim(v) == 2:
+        return diagonal(v, k)
+    if np.ndim(v) != 1:
+        raise ValueError("diag input must be 1d or 2d")
+    m = np.shape(v)[0]
+    n = m + abs(k)
+    rows = ArrayImpl((np.arange(m) + max(-k, 0)).astype(np.int32), False)
+    cols = ArrayImpl((np.arange(m) + max(k, 0)).astype(np.int32), False)
+    return zeros((n, n), v.dtype).at[rows, cols].set(v)

@@ -134,11 +134,52 @@ def _dot_general_transpose(ct: Any, x: Any, y: Any, **params: Any) -> list:
     return [None, _transpose_rhs(ct, x, y, **params)]
 
 
+def _batch_dimension_numbers(ndims: tuple[int, int], dims: tuple, dimension_numbers: Any
+                             ) -> tuple[Any, int]:
+    """JAX's bookkeeping: two vmapped axes become a new leading batch dimension of the
+    dot_general; one becomes a free dimension of its operand.  Returns the new dimension
+    numbers and the vmapped axis of the result."""
+    lhs_ndim, _ = ndims
+    lbd, rbd = dims
+    lc, rc, lb, rb = _dims(dimension_numbers)
+
+    def bump(axes: Sequence[int], b: int) -> tuple:
+        return tuple(a + 1 if a >= b else a for a in axes)
+
+    if lbd is not None and rbd is not None:
+        lb, rb = (lbd, *bump(lb, lbd)), (rbd, *bump(rb, rbd))
+        lc, rc = bump(lc, lbd), bump(rc, rbd)
+        out_dim = 0
+    elif lbd is not None:
+        lhs_free = _remaining(lhs_ndim, lc, lb)  # the per-example lhs's free axes
+        out_dim = len(lb) + sum(1 for a in lhs_free if a < lbd)
+        lb, lc = bump(lb, lbd), bump(lc, lbd)
+    else:
+        rhs_free = _remaining(ndims[1], rc, rb)
+        out_dim = lhs_ndim - len(lc) + sum(1 for a in rhs_free if a < rbd)
+        rb, rc = bump(rb, rbd), bump(rc, rbd)
+    return ((lc, rc), (lb, rb)), out_dim
+
+
+def _dot_general_batch(vals: Sequence[Any], dims: Sequence[Any], *, dimension_numbers: Any,
+                       precision: Any = None, preferred_element_type: Any = None,
+                       out_sharding: Any = None) -> tuple:
+    """One dot_general over the batched operands; the result's vmapped axis stays where the
+    new dimension numbers put it."""
+    x, y = vals
+    new_dims, out_dim = _batch_dimension_numbers((np.ndim(x), np.ndim(y)), tuple(dims),
+                                                 dimension_numbers)
+    out = dot_general(x, y, new_dims, precision=precision,
+                      preferred_element_type=preferred_element_type)
+    return out, out_dim
+
+
 def _register_ad_rules() -> None:
     from pyjax._src.transforms import ad
     ad.defjvp(dot_general_p, lambda g, x, y, **params: dot_general_p.bind(g, y, **params),
               lambda g, x, y, **params: dot_general_p.bind(x, g, **params))
     dot_general_p.transpose = _dot_general_transpose
+    dot_general_p.batch = _dot_general_batch
 
 
 _register_ad_rules()

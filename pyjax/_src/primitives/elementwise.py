@@ -17,7 +17,7 @@ from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.primitive import Primitive
 from pyjax._src.core.trace import Tracer
 from pyjax._src.primitives import xla_math
-from pyjax._src.transforms import ad
+from pyjax._src.transforms import ad, batching
 from pyjax._src.primitives._rules import (
     ANY, BOOL, COMPLEX, FLOAT, INT, INTEGRAL, NUMBER, UINT, check_kinds, dtype_kind, fast_eager,
     make_primitive)
@@ -124,6 +124,10 @@ def _errstate(fn: Callable) -> Callable:
 
 
 # ---------------------------------------------------------------------------------------------
+# Batching of n-ary elementwise primitives (JAX's broadcast_batcher)
+# ---------------------------------------------------------------------------------------------
+
+# ---------------------------------------------------------------------------------------------
 # Unary
 # ---------------------------------------------------------------------------------------------
 
@@ -136,6 +140,7 @@ def unop(name: str, impl: Callable, kinds: tuple, out_dtype: Callable | None = N
     prim = make_primitive(name, impl, abstract_eval)
     if out_dtype is None:
         prim.eager = fast_eager(kinds)
+    batching.defvectorized(prim)
     return prim
 
 
@@ -318,6 +323,7 @@ def _conj_transpose(ct: Any, x: Any, *, input_dtype: np.dtype) -> list:
 
 
 ad.deflinear(conj_p, _linear_transpose(_conj_transpose))
+batching.defvectorized(conj_p)
 population_count_p = unop("population_count", _population_count, (INT, UINT))
 ad.defjvp_zero(population_count_p)
 clz_p = unop("clz", _clz, (INT, UINT))
@@ -364,6 +370,7 @@ def _integer_pow_jvp(g: Any, x: Any, *, y: int) -> Any:
 
 
 ad.defjvp(integer_pow_p, _integer_pow_jvp)
+batching.defvectorized(integer_pow_p)
 
 round_p.abstract_eval = lambda x, rounding_method=0: (check_kinds("round", (FLOAT,), x), x)[1]
 
@@ -410,6 +417,7 @@ def binop(name: str, impl: Callable, kinds: tuple, *, comparison: bool = False) 
 
     prim = make_primitive(name, impl, abstract_eval)
     prim.eager = fast_eager(kinds)
+    batching.defbroadcasting(prim)
     return prim
 
 
@@ -643,6 +651,7 @@ def _complex_abstract(x: ShapedArray, y: ShapedArray) -> ShapedArray:
 complex_p = make_primitive("complex", lambda x, y: x + 1j * y, _complex_abstract)
 ad.deflinear(complex_p, _linear_transpose(
     lambda ct, x, y: [_unbroadcast(x, real(ct)), _unbroadcast(y, imag(neg(ct)))]))
+batching.defbroadcasting(complex_p)
 
 
 def _polygamma_impl(m: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -720,8 +729,41 @@ def _select_n_transpose(ct: Any, which: Any, *cases: Any) -> list:
                      if ad.is_undefined(c) else None for i, c in enumerate(cases)]
 
 
+def _select_n_batch(vals: Any, dims: Any) -> tuple:
+    """JAX's rule: no moves when `which` and the cases share a batch axis (a per-example
+    scalar `which` is broadcast along it), or when an unbatched scalar `which` selects among
+    batched cases; otherwise batch axes go to the front."""
+    from pyjax._src.primitives.shape import broadcast_in_dim
+    which, *cases = vals
+    which_dim, *case_dims = dims
+    size = next(np.shape(v)[d] for v, d in zip(vals, dims) if d is not None)
+    case_shape = np.shape(cases[0])
+    if all(d == which_dim for d in case_dims):
+        if np.shape(which) != case_shape:  # a per-example scalar `which`
+            which = broadcast_in_dim(which, case_shape, [which_dim])
+        return select_n(which, *cases), which_dim
+    if np.ndim(which) == 0 and all(d is not None for d in case_dims):
+        if all(d == case_dims[0] for d in case_dims[1:]):
+            return select_n(which, *cases), case_dims[0]
+        if all(np.shape(c) == case_shape for c in cases):
+            dim = case_dims[0]
+            return select_n(which, cases[0], *[batching.move_axis(c, d, dim) for c, d in
+                                               zip(cases[1:], case_dims[1:])]), dim
+    if np.shape(which):
+        which = batching.bdim_at_front(which, which_dim, size)
+    if not all(np.shape(c) == () for c in cases):
+        cases = [batching.bdim_at_front(c, d, size) for c, d in zip(cases, case_dims)]
+    case_shape = np.shape(cases[0])
+    if 0 < np.ndim(which) < len(case_shape):
+        which = broadcast_in_dim(which, case_shape, [0])
+    if np.ndim(which) > len(case_shape):
+        cases = [broadcast_in_dim(c, np.shape(which), ()) for c in cases]
+    return select_n(which, *cases), 0
+
+
 select_n_p.jvp = _select_n_jvp
 select_n_p.transpose = _select_n_transpose
+select_n_p.batch = _select_n_batch
 
 
 def _clamp_abstract(lo: ShapedArray, x: ShapedArray, hi: ShapedArray) -> ShapedArray:
@@ -743,6 +785,43 @@ ad.defjvp(clamp_p,
                                       _maybe_broadcast(np.shape(x), g), _zeros(x)),
           lambda g, lo, x, hi: select(bitwise_and(gt(x, lo), lt(x, hi)), g, _zeros(x)),
           lambda g, lo, x, hi: select(lt(hi, x), _maybe_broadcast(np.shape(x), g), _zeros(x)))
+
+
+def _clamp_batch(vals: Any, dims: Any) -> tuple:
+    """JAX's rule: no moves when all three share a batch axis or the bounds are unbatched
+    scalars; otherwise batch axes go to the front and bounds are broadcast to x's shape."""
+    from pyjax._src.primitives.shape import broadcast, broadcast_in_dim
+    lo, x, hi = vals
+    lo_dim, x_dim, hi_dim = dims
+    size = next(np.shape(v)[d] for v, d in zip(vals, dims) if d is not None)
+    if lo_dim == x_dim == hi_dim:
+        if np.shape(lo) == np.shape(x) == np.shape(hi) or np.ndim(lo) == np.ndim(hi) == 0:
+            return clamp(lo, x, hi), x_dim
+        if np.ndim(lo) == np.ndim(hi) == 1:  # per-example scalar bounds
+            lo = broadcast_in_dim(lo, np.shape(x), [lo_dim])
+            hi = broadcast_in_dim(hi, np.shape(x), [hi_dim])
+            return clamp(lo, x, hi), x_dim
+    elif np.ndim(lo) == 0 and np.ndim(hi) == 0 and x_dim is not None:
+        return clamp(lo, x, hi), x_dim
+    lo = batching.bdim_at_front(lo, lo_dim, size) if np.shape(lo) else lo
+    hi = batching.bdim_at_front(hi, hi_dim, size) if np.shape(hi) else hi
+    x = batching.bdim_at_front(x, x_dim, size) if np.shape(x) else x
+    if np.ndim(lo) == 0 and np.ndim(x) > 0:
+        lo = broadcast(lo, np.shape(x))
+    if np.ndim(hi) == 0 and np.ndim(x) > 0:
+        hi = broadcast(hi, np.shape(x))
+    if 0 < np.ndim(lo) < np.ndim(x):
+        lo = broadcast_in_dim(lo, np.shape(x), [0])
+    if 0 < np.ndim(hi) < np.ndim(x):
+        hi = broadcast_in_dim(hi, np.shape(x), [0])
+    if np.ndim(lo) > np.ndim(x):  # a per-example scalar x between batched bounds
+        x = broadcast(x, np.shape(lo))
+    if np.ndim(hi) > np.ndim(x):  # ... or under a batched upper bound only (JAX raises here)
+        x = broadcast(x, np.shape(hi))
+    return clamp(lo, x, hi), 0
+
+
+clamp_p.batch = _clamp_batch
 
 
 def _convert_impl(x: np.ndarray, *, new_dtype: np.dtype, weak_type: bool = False,
@@ -808,6 +887,9 @@ def _convert_transpose(ct: Any, x: Any, *, new_dtype: np.dtype, weak_type: bool 
 
 ad.defjvp2(convert_element_type_p, _convert_jvp)
 convert_element_type_p.transpose = _convert_transpose
+# the batch axis passes through (JAX binds the primitive as it is, even for no-op converts)
+convert_element_type_p.batch = lambda vals, dims, **params: (
+    convert_element_type_p.bind(*vals, **params), dims[0])
 
 
 # ---------------------------------------------------------------------------------------------

@@ -467,3 +467,54 @@ def _sort_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, dimension: int
 
 
 sort_p.jvp = _sort_jvp
+
+
+# ---------------------------------------------------------------------------------------------
+# Batching (JAX's rules)
+# ---------------------------------------------------------------------------------------------
+
+def _bitcast_batch(vals: Sequence[Any], dims: Sequence[Any], *, new_dtype: np.dtype) -> tuple:
+    """Elementwise, except that a widening bitcast consumes the last axis: a batch axis there
+    moves to the front first."""
+    from pyjax._src.transforms.batching import move_axis
+    (x,), (d,) = vals, dims
+    old = dtypes.dtype_and_weak(x)[0]
+    if old.itemsize < new_dtype.itemsize and d == np.ndim(x) - 1:
+        x, d = move_axis(x, d, 0), 0
+    return bitcast_convert_type_p.bind(x, new_dtype=new_dtype), d
+
+
+def _cumulative_batch(prim: Any) -> Callable:
+    def rule(vals: Sequence[Any], dims: Sequence[Any], *, axis: int, reverse: bool) -> tuple:
+        (x,), (d,) = vals, dims
+        return prim.bind(x, axis=axis if axis < d else axis + 1, reverse=reverse), d
+    return rule
+
+
+def _sort_batch(vals: Sequence[Any], dims: Sequence[Any], *, dimension: int, is_stable: bool,
+                num_keys: int) -> tuple:
+    """Every operand batched at the first batched operand's axis (unbatched ones broadcast)."""
+    from pyjax._src.transforms.batching import move_axis
+    proto, bdim = next((v, d) for v, d in zip(vals, dims) if d is not None)
+    shape = np.shape(proto)
+    kept = [i for i in range(len(shape)) if i != bdim]
+    args = [shp.broadcast_in_dim(v, shape, kept) if d is None else move_axis(v, d, bdim)
+            for v, d in zip(vals, dims)]
+    outs = sort_p.bind(*args, dimension=dimension + (bdim <= dimension), is_stable=is_stable,
+                       num_keys=num_keys)
+    return outs, [bdim] * len(outs)
+
+
+def _split_batch(vals: Sequence[Any], dims: Sequence[Any], *, sizes: tuple, axis: int) -> tuple:
+    (x,), (d,) = vals, dims
+    outs = split_p.bind(x, sizes=sizes, axis=axis + 1 if axis >= d else axis)
+    return outs, [d] * len(outs)
+
+
+stop_gradient_p.batch = lambda vals, dims: (stop_gradient(vals[0]), dims[0])
+copy_p.batch = lambda vals, dims: (copy_p.bind(vals[0]), dims[0])
+bitcast_convert_type_p.batch = _bitcast_batch
+for _prim in (cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p):
+    _prim.batch = _cumulative_batch(_prim)
+sort_p.batch = _sort_batch
+split_p.batch = _split_batch

@@ -1323,3 +1323,150 @@ def _register_ad_rules() -> None:
 
 
 _register_ad_rules()
+
+
+# ---------------------------------------------------------------------------------------------
+# Batching (JAX's rules): the batch axis becomes an offset (operand only), an index batch
+# dimension (indices only) or a batching dimension of both.  dynamic_slice and
+# dynamic_update_slice with batched operands or indices become gathers and scatters.
+# Dimension numbers built with NumPy arithmetic keep NumPy integers, as JAX's do (they print as
+# `np.int64(1)`).
+# ---------------------------------------------------------------------------------------------
+
+def _plus1(dims: Sequence[int]) -> tuple:
+    return tuple(np.add(1, dims))
+
+
+def _gather_batch(vals: Sequence[Any], dims: Sequence[Any], *, dimension_numbers: Any,
+                  slice_sizes: tuple, unique_indices: bool, indices_are_sorted: bool,
+                  mode: Any, fill_value: Any) -> tuple:
+    from pyjax._src.transforms.batching import move_axis
+    (operand, indices), (operand_dim, indices_dim) = vals, dims
+    dn = dimension_numbers
+    if indices_dim is None:  # the batch axis is one more window dimension, taken whole
+        operand = move_axis(operand, operand_dim, 0)
+        new = GatherDimensionNumbers(
+            offset_dims=(0,) + _plus1(dn.offset_dims),
+            collapsed_slice_dims=_plus1(dn.collapsed_slice_dims),
+            start_index_map=_plus1(dn.start_index_map),
+            operand_batching_dims=_plus1(dn.operand_batching_dims),
+            start_indices_batching_dims=dn.start_indices_batching_dims)
+        return gather(operand, indices, new, (np.shape(operand)[0], *slice_sizes),
+                      unique_indices=unique_indices, indices_are_sorted=indices_are_sorted,
+                      mode=mode, fill_value=fill_value), 0
+    indices = move_axis(indices, indices_dim, 0)
+    if operand_dim is None:  # one more batch dimension of the indices
+        new = GatherDimensionNumbers(
+            offset_dims=tuple(1 + d for d in dn.offset_dims),
+            collapsed_slice_dims=dn.collapsed_slice_dims,
+            start_index_map=dn.start_index_map,
+            operand_batching_dims=dn.operand_batching_dims,
+            start_indices_batching_dims=_plus1(dn.start_indices_batching_dims))
+        # several examples may index one array: no longer sorted or unique
+        return gather(operand, indices, new, slice_sizes, unique_indices=False,
+                      indices_are_sorted=False, mode=mode, fill_value=fill_value), 0
+    operand = move_axis(operand, operand_dim, 0)
+    new = GatherDimensionNumbers(
+        offset_dims=_plus1(dn.offset_dims),
+        collapsed_slice_dims=_plus1(dn.collapsed_slice_dims),
+        start_index_map=_plus1(dn.start_index_map),
+        operand_batching_dims=(0,) + _plus1(dn.operand_batching_dims),
+        start_indices_batching_dims=(0,) + _plus1(dn.start_indices_batching_dims))
+    lead = 0 if np.shape(operand)[0] == 0 else 1
+    return gather(operand, indices, new, (lead, *slice_sizes), unique_indices=unique_indices,
+                  indices_are_sorted=indices_are_sorted, mode=mode,
+                  fill_value=fill_value), 0
+
+
+def _scatter_batch(prim: Any) -> Callable:
+    def rule(vals: Sequence[Any], dims: Sequence[Any], *, update_jaxpr: Any,
+             update_consts: Any, dimension_numbers: Any, indices_are_sorted: bool,
+             unique_indices: bool, mode: Any) -> tuple:
+        """Operand and updates get the batch axis first (broadcast when unbatched); it is a
+        window dimension when the indices are unbatched, else a batching dimension."""
+        from pyjax._src.transforms.batching import bdim_at_front
+        (operand, indices, updates), (operand_dim, indices_dim, updates_dim) = vals, dims
+        dn = dimension_numbers
+        size = next(np.shape(v)[d] for v, d in zip(vals, dims) if d is not None)
+        operand = bdim_at_front(operand, operand_dim, size)
+        updates = bdim_at_front(updates, updates_dim, size)
+        if indices_dim is None:
+            new = ScatterDimensionNumbers(
+                update_window_dims=(0,) + _plus1(dn.update_window_dims),
+                inserted_window_dims=_plus1(dn.inserted_window_dims),
+                scatter_dims_to_operand_dims=_plus1(dn.scatter_dims_to_operand_dims),
+                operand_batching_dims=_plus1(dn.operand_batching_dims),
+                scatter_indices_batching_dims=dn.scatter_indices_batching_dims)
+        else:
+            indices = bdim_at_front(indices, indices_dim, size)
+            new = ScatterDimensionNumbers(
+                update_window_dims=_plus1(dn.update_window_dims),
+                inserted_window_dims=_plus1(dn.inserted_window_dims),
+                scatter_dims_to_operand_dims=_plus1(dn.scatter_dims_to_operand_dims),
+                operand_batching_dims=(0,) + _plus1(dn.operand_batching_dims),
+                scatter_indices_batching_dims=(0,) + _plus1(dn.scatter_indices_batching_dims))
+        return prim.bind(operand, indices, updates, update_jaxpr=update_jaxpr,
+                         update_consts=update_consts, dimension_numbers=new,
+                         indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                         mode=mode), 0
+    return rule
+
+
+def _batch_start_indices(starts: Sequence[Any], dims: Sequence[Any]) -> tuple[Any, Any]:
+    """The scalar start indices as one index vector: (n,) when none is batched, else
+    (batch, n) with its batch axis first."""
+    from pyjax._src.primitives.shape import broadcast, broadcast_in_dim, concatenate
+    if not starts:
+        return np.array([], np.int32), None
+    batched = [np.shape(s)[d] for s, d in zip(starts, dims) if d is not None]
+    if not batched:
+        return concatenate([broadcast(s, (1,)) for s in starts], 0), None
+    columns = [broadcast_in_dim(s, (batched[0], 1), (0,) if d is not None else ())
+               for s, d in zip(starts, dims)]
+    return concatenate(columns, 1), 0
+
+
+def _dynamic_slice_batch(vals: Sequence[Any], dims: Sequence[Any], *, slice_sizes: tuple
+                         ) -> tuple:
+    """A gather of one window per example (clamped, as dynamic_slice clamps)."""
+    operand, *starts = vals
+    operand_dim, *start_dims = dims
+    rank = np.ndim(operand) - (0 if operand_dim is None else 1)
+    window = tuple(range(rank))
+    dn = GatherDimensionNumbers(offset_dims=window, collapsed_slice_dims=(),
+                                start_index_map=window)
+    index, index_dim = _batch_start_indices(starts, start_dims)
+    return _gather_batch([operand, index], [operand_dim, index_dim], dimension_numbers=dn,
+                         slice_sizes=slice_sizes, unique_indices=True, indices_are_sorted=True,
+                         mode=GatherScatterMode.CLIP, fill_value=None)
+
+
+def _dynamic_update_slice_batch(vals: Sequence[Any], dims: Sequence[Any]) -> tuple:
+    """A scatter of one window per example (clamped), by vmap of the unbatched scatter."""
+    from pyjax._src.transforms.batching import vmap
+    operand, update, *starts = vals
+    operand_dim, update_dim, *start_dims = dims
+    update_shape = np.shape(update) if update_dim is None else \
+        tuple(np.delete(np.shape(update), update_dim))
+    window = tuple(range(len(update_shape)))
+    dn = ScatterDimensionNumbers(update_window_dims=window, inserted_window_dims=(),
+                                 scatter_dims_to_operand_dims=window)
+    index, index_dim = _batch_start_indices(starts, start_dims)
+
+    def one(o: Any, i: Any, u: Any) -> Any:
+        return scatter(o, i, u, dn, indices_are_sorted=True, unique_indices=True,
+                       mode=GatherScatterMode.CLIP)
+    return vmap(one, in_axes=(operand_dim, index_dim, update_dim), out_axes=0)(
+        operand, index, update), 0
+
+
+def _register_batch_rules() -> None:
+    dynamic_slice_p.batch = _dynamic_slice_batch
+    dynamic_update_slice_p.batch = _dynamic_update_slice_batch
+    gather_p.batch = _gather_batch
+    for prim in (scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p,
+                 scatter_max_p):
+        prim.batch = _scatter_batch(prim)
+
+
+_register_batch_rules()

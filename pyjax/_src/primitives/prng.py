@@ -4,7 +4,7 @@
 primitives (`random_seed`, `random_split`, `random_fold_in`, `random_bits`, `random_wrap`,
 `random_unwrap`, `random_clone`) take and give arrays of a key dtype (`key<fry>`), which are held
 as a physical uint32 buffer with trailing key axes; their impls work on that buffer and are
-vectorised over leading key axes (so a batch rule is a move of the batch axis to the front).
+vectorised over leading key axes (so their batch rules let batch axes pass through).
 Their eager rule unwraps and rewraps `PRNGKeyArray`s.
 """
 from __future__ import annotations
@@ -20,8 +20,9 @@ from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import pp_eqn_standard
 from pyjax._src.core.primitive import Primitive
 from pyjax._src.primitives._rules import make_primitive
+from pyjax._src.transforms.batching import broadcasting_batcher, defbroadcasting
 from pyjax._src.random.keys import KeyTy, PRNGImpl, check_key_data
-from pyjax._src.transforms import ad
+from pyjax._src.transforms import ad, batching
 
 # ---------------------------------------------------------------------------------------------
 # threefry2x32
@@ -90,6 +91,7 @@ def _threefry2x32_abstract(*avals: ShapedArray) -> list[ShapedArray]:
 
 threefry2x32_p = make_primitive("threefry2x32", threefry2x32_impl, _threefry2x32_abstract,
                                 multiple_results=True)
+defbroadcasting(threefry2x32_p)
 
 
 def threefry2x32(k1: Any, k2: Any, x1: Any, x2: Any) -> list:
@@ -203,11 +205,56 @@ random_wrap_p = key_primitive("random_wrap", _identity, _wrap_abstract)
 random_unwrap_p = key_primitive("random_unwrap", _identity, _unwrap_abstract)
 random_clone_p = key_primitive("random_clone", _identity, lambda keys: keys)
 
+
+def _wrap_batch(vals: Sequence[Any], dims: Sequence[Any], *, impl: PRNGImpl) -> tuple:
+    """Key data batched at its front (the trailing axes are the key's own)."""
+    base, = vals
+    return random_wrap_p.bind(batching.move_axis(base, dims[0], 0), impl=impl), 0
+
+
+random_wrap_p.batch = _wrap_batch
+
 # Keys and random bits are not differentiable: every output tangent is a symbolic zero (float0
 # for keys and integers), as JAX's defjvp_zero rules make them.
 for _prim in (threefry2x32_p, random_seed_p, random_split_p, random_fold_in_p, random_bits_p,
               random_wrap_p, random_unwrap_p, random_clone_p):
     ad.defjvp_zero(_prim)
+
+
+# -- batching ----------------------------------------------------------------------------------
+# The impls work on any leading key axes, so a batch axis (never among the key's trailing data
+# axes) passes through; random_fold_in broadcasts keys against messages like lax's binary ops.
+# Batch axes of key arrays are moved on their key data (unwrapped, moved, rewrapped): pyjax's
+# shape primitives take arrays of number dtypes only.
+
+def _is_keys(x: Any) -> bool:
+    return isinstance(getattr(x, "dtype", None), KeyTy)
+
+
+def _on_key_data(keys: Any, fn: Any) -> Any:
+    """Keys whose data (leading axes only: the key's own axes trail) went through `fn`."""
+    return random_wrap_p.bind(fn(random_unwrap_p.bind(keys)), impl=keys.dtype._impl)
+
+
+def bdim_at_front(x: Any, dim: int | None, size: int) -> Any:
+    """batching.bdim_at_front, for key arrays too."""
+    if not _is_keys(x):
+        return batching.bdim_at_front(x, dim, size)
+    if dim == 0:
+        return x
+    return _on_key_data(x, lambda data: batching.bdim_at_front(data, dim, size))
+
+
+def _expand_dims(x: Any, dims: Sequence[int]) -> Any:
+    from pyjax._src.primitives.shape import expand_dims
+    if not _is_keys(x):
+        return expand_dims(x, dims)
+    return _on_key_data(x, lambda data: expand_dims(data, dims))
+
+
+for _prim in (random_seed_p, random_split_p, random_bits_p, random_unwrap_p, random_clone_p):
+    batching.defvectorized(_prim)
+random_fold_in_p.batch = broadcasting_batcher(random_fold_in_p, bdim_at_front, _expand_dims)
 del _prim
 
 

@@ -36,7 +36,21 @@ def _reduction(name: str, impl: Callable, kinds: tuple, *, out_sharding: bool = 
     prim = make_primitive(name, run, abstract_eval)
     if not out_sharding:
         prim.pp_rule = lambda eqn, ctx: pp_eqn_standard(eqn, ctx, ["axes"])
+    defreducer(prim)
     return prim
+
+
+def defreducer(prim: Any) -> None:
+    """vmap a reduction over static `axes`: the axes at or past the batch axis shift by one
+    (NumPy integers, as JAX computes them with np.where, so printed params match); the batch
+    axis stays where it lands among the kept axes."""
+    def batch(vals: Sequence[Any], dims: Sequence[Any], *, axes: tuple, **params: Any) -> tuple:
+        x, = vals
+        dim, = dims
+        new_axes = tuple(np.where(np.less(axes, dim), axes, np.add(axes, 1)))
+        kept = list(np.delete(np.arange(np.ndim(x)), new_axes))
+        return prim.bind(x, axes=new_axes, **params), int(kept.index(dim))
+    prim.batch = batch
 
 
 def _lowest(dtype: np.dtype) -> Any:
@@ -181,8 +195,10 @@ def _arg_reduction(name: str, np_fn: Callable) -> Any:
 
 argmax_p = _arg_reduction("argmax", np.argmax)
 ad.defjvp_zero(argmax_p)
+defreducer(argmax_p)
 argmin_p = _arg_reduction("argmin", np.argmin)
 ad.defjvp_zero(argmin_p)
+defreducer(argmin_p)
 
 
 def _axes(axes: Sequence[int]) -> tuple[int, ...]:

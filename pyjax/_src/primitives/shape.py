@@ -544,3 +544,133 @@ ad.deflinear(pad_p, _pad_transpose)
 ad.deflinear(rev_p, lambda ct, x, *, dimensions: [rev(ct, dimensions)])
 ad.deflinear(slice_p, _slice_transpose)
 ad.defjvp_zero(iota_p)
+
+
+# ---------------------------------------------------------------------------------------------
+# Batching (JAX's rules).  Axes that JAX computes with NumPy (np.add, np.delete) stay NumPy
+# integers in the params, so that batched programs print as JAX's do (`np.int64(2)`).
+# ---------------------------------------------------------------------------------------------
+
+def _batch_size(vals: Sequence[Any], dims: Sequence[Any]) -> int:
+    return next(np.shape(v)[d] for v, d in zip(vals, dims) if d is not None)
+
+
+def _broadcast_in_dim_batch(vals: Sequence[Any], dims: Sequence[Any], *, shape: tuple,
+                            broadcast_dimensions: tuple, sharding: Any) -> tuple:
+    from pyjax._src.transforms.batching import move_axis
+    (x,), (d,) = vals, dims
+    size = np.shape(x)[d]
+    kept = (0,) + tuple(np.add(1, broadcast_dimensions))
+    return broadcast_in_dim_p.bind(move_axis(x, d, 0), shape=(size, *shape),
+                                   broadcast_dimensions=kept, sharding=None), 0
+
+
+def _reshape_batch(vals: Sequence[Any], dims: Sequence[Any], *, new_sizes: tuple,
+                   dimensions: Any, sharding: Any) -> tuple:
+    from pyjax._src.transforms.batching import move_axis
+    (x,), (d,) = vals, dims
+    x = move_axis(x, d, 0)
+    if dimensions is not None:
+        dimensions = (0,) + tuple(np.add(1, dimensions))
+    return reshape(x, (np.shape(x)[0], *new_sizes), dimensions), 0
+
+
+def _transpose_batch(vals: Sequence[Any], dims: Sequence[Any], *, permutation: tuple) -> tuple:
+    (x,), (d,) = vals, dims
+    perm = (d,) + tuple(p if p < d else p + 1 for p in permutation)
+    return transpose(x, perm), 0
+
+
+def _squeeze_batch(vals: Sequence[Any], dims: Sequence[Any], *, dimensions: tuple) -> tuple:
+    from pyjax._src.transforms.batching import move_axis
+    (x,), (d,) = vals, dims
+    return squeeze(move_axis(x, d, 0), tuple(np.add(1, dimensions))), 0
+
+
+def _at_front(vals: Sequence[Any], dims: Sequence[Any]) -> list:
+    """Batched operands with their axis first; unbatched ones broadcast (lax.broadcast)."""
+    from pyjax._src.transforms.batching import move_axis
+    size = _batch_size(vals, dims)
+    return [move_axis(v, d, 0) if d is not None else broadcast(v, (size,))
+            for v, d in zip(vals, dims)]
+
+
+def _concatenate_batch(vals: Sequence[Any], dims: Sequence[Any], *, dimension: int) -> tuple:
+    return concatenate(_at_front(vals, dims), dimension + 1), 0
+
+
+def _stack_batch(vals: Sequence[Any], dims: Sequence[Any], *, axis: int) -> tuple:
+    first = dims[0]
+    if first is not None and all(d == first for d in dims):
+        if axis <= first:
+            return stack_p.bind(*vals, axis=axis), first + 1
+        return stack_p.bind(*vals, axis=axis + 1), first
+    return stack_p.bind(*_at_front(vals, dims), axis=axis + 1), 0
+
+
+def _unstack_batch(vals: Sequence[Any], dims: Sequence[Any], *, axis: int) -> tuple:
+    (x,), (d,) = vals, dims
+    if axis < d:
+        outs = unstack_p.bind(x, axis=axis)
+        return outs, [d - 1] * len(outs)
+    outs = unstack_p.bind(x, axis=axis + 1)
+    return outs, [d] * len(outs)
+
+
+def _tile_batch(vals: Sequence[Any], dims: Sequence[Any], *, reps: tuple) -> tuple:
+    (x,), (d,) = vals, dims
+    new_reps = list(reps)
+    new_reps.insert(d, 1)
+    return tile_p.bind(x, reps=tuple(new_reps)), d
+
+
+def _pad_batch(vals: Sequence[Any], dims: Sequence[Any], *, padding_config: tuple) -> tuple:
+    """A batched padding value: pad with zeros, then select the value where the mask (a padded
+    array of True) is False."""
+    from pyjax._src.primitives.elementwise import select
+    from pyjax._src.primitives.extra import full_like
+    from pyjax._src.transforms.batching import move_axis
+    (x, value), (d, value_dim) = vals, dims
+    if d is None:
+        x, d = broadcast(x, (np.shape(value)[value_dim],)), 0
+    config = list(padding_config)
+    config.insert(d, (0, 0, 0))
+    if value_dim is None:
+        return pad(x, value, config), d
+    value = move_axis(value, value_dim, 0)
+    padded = pad(x, full_like(x, 0, shape=()), config)
+    mask = pad(full_like(x, True, np.bool_), False, config)
+    spread = broadcast_in_dim(value, np.shape(padded), (d,))
+    return select(mask, padded, spread), d
+
+
+def _rev_batch(vals: Sequence[Any], dims: Sequence[Any], *, dimensions: tuple) -> tuple:
+    (x,), (d,) = vals, dims
+    return rev(x, [i + 1 if i >= d else i for i in dimensions]), d
+
+
+def _slice_batch(vals: Sequence[Any], dims: Sequence[Any], *, start_indices: tuple,
+                 limit_indices: tuple, strides: tuple | None) -> tuple:
+    (x,), (d,) = vals, dims
+    starts, limits = list(start_indices), list(limit_indices)
+    starts.insert(d, 0)
+    limits.insert(d, np.shape(x)[d])
+    steps = None
+    if strides is not None:
+        steps = list(strides)
+        steps.insert(d, 1)
+    return slice(x, starts, limits, steps), d
+
+
+broadcast_in_dim_p.batch = _broadcast_in_dim_batch
+reshape_p.batch = _reshape_batch
+transpose_p.batch = _transpose_batch
+squeeze_p.batch = _squeeze_batch
+concatenate_p.batch = _concatenate_batch
+stack_p.batch = _stack_batch
+unstack_p.batch = _unstack_batch
+tile_p.batch = _tile_batch
+pad_p.batch = _pad_batch
+rev_p.batch = _rev_batch
+slice_p.batch = _slice_batch
+# iota has no operands, so it is never batched.

@@ -16,8 +16,8 @@ from pyjax import lax
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.primitives._rules import make_primitive
-from pyjax._src.primitives.prng import key_primitive
-from pyjax._src.transforms import ad
+from pyjax._src.primitives.prng import bdim_at_front, key_primitive
+from pyjax._src.transforms import ad, batching
 from pyjax._src.random import host
 from pyjax._src.random.base import (
     canonicalize_shape, check_prng_key, check_safe_to_cast, check_shape, float_dtype,
@@ -127,6 +127,16 @@ random_gamma_grad_p = make_primitive("random_gamma_grad", _gamma_grad_impl,
 ad.defjvp(random_gamma_grad_p, None, None)
 
 
+def _gamma_grad_batch(vals: Any, dims: Any) -> tuple:
+    """Both operands batched at the front (the primitive takes operands of one shape)."""
+    size = next(np.shape(v)[d] for v, d in zip(vals, dims) if d is not None)
+    return random_gamma_grad_p.bind(*(batching.bdim_at_front(v, d, size)
+                                      for v, d in zip(vals, dims))), 0
+
+
+random_gamma_grad_p.batch = _gamma_grad_batch
+
+
 def random_gamma_grad(a: Any, x: Any) -> Any:
     """d x / d a for x ~ Gamma(a, 1) held at its quantile."""
     return random_gamma_grad_p.bind(a, x)
@@ -140,6 +150,17 @@ def _gamma_jvp_a(g: Any, ans: Any, key: Any, a: Any, *, log_space: bool, impl: A
 
 
 ad.defjvp2(random_gamma_p, None, _gamma_jvp_a)
+
+
+def _gamma_batch(vals: Any, dims: Any, *, log_space: bool, impl: PRNGImpl) -> tuple:
+    """Keys and alphas batched at the front: the impl gives each leading key the alphas of its
+    row (JAX's rule)."""
+    size = next(np.shape(v)[d] for v, d in zip(vals, dims) if d is not None)
+    keys, a = (bdim_at_front(v, d, size) for v, d in zip(vals, dims))
+    return random_gamma_p.bind(keys, a, log_space=log_space, impl=impl), 0
+
+
+random_gamma_p.batch = _gamma_batch
 
 
 # ---------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import pyjax.numpy as jnp
 from pyjax import lax
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
-from pyjax._src.primitives.prng import key_primitive
+from pyjax._src.primitives.prng import bdim_at_front, key_primitive
 from pyjax._src.transforms import ad
 from pyjax._src.random import host
 from pyjax._src.random.base import canonicalize_shape, check_prng_key
@@ -67,6 +67,19 @@ def _rejection(impl: PRNGImpl, key: np.ndarray, lam: np.ndarray) -> np.ndarray:
 
 def _poisson_impl(key: np.ndarray, lam: np.ndarray, *, dtype: np.dtype, impl: PRNGImpl
                   ) -> np.ndarray:
+    """Counts for one key, or for each of leading key axes (vmap: each key's loops run
+    until its own draws are accepted, as JAX's batched while loops do)."""
+    lead = key.shape[:key.ndim - len(impl.key_shape)]
+    if lead:
+        flat_keys = key.reshape(-1, *impl.key_shape)
+        flat_lam = lam.reshape(-1, *lam.shape[len(lead):])
+        rows = [_poisson_one(k, l, dtype, impl) for k, l in zip(flat_keys, flat_lam)]
+        return np.stack(rows).reshape(lam.shape) if rows else np.zeros(lam.shape, dtype)
+    return _poisson_one(key, lam, dtype, impl)
+
+
+def _poisson_one(key: np.ndarray, lam: np.ndarray, dtype: np.dtype, impl: PRNGImpl
+                 ) -> np.ndarray:
     use_knuth = np.isnan(lam) | (lam < 10)
     knuth = _knuth(impl, key, np.where(use_knuth, lam, _F32(0)))
     rejection = _rejection(impl, key, np.where(use_knuth, _F32(100000.0), lam))
@@ -82,6 +95,16 @@ def _poisson_abstract(key: ShapedArray, lam: ShapedArray, *, dtype: np.dtype, im
 random_poisson_p = key_primitive("random_poisson", _poisson_impl, _poisson_abstract,
                                  shown=("dtype",))
 ad.defjvp_zero(random_poisson_p)  # integer counts: no tangent
+
+
+def _poisson_batch(vals: Any, dims: Any, *, dtype: np.dtype, impl: PRNGImpl) -> tuple:
+    """Keys and rates batched at the front (the impl runs each key's loops on its row)."""
+    size = next(np.shape(v)[d] for v, d in zip(vals, dims) if d is not None)
+    key, lam = (bdim_at_front(v, d, size) for v, d in zip(vals, dims))
+    return random_poisson_p.bind(key, lam, dtype=dtype, impl=impl), 0
+
+
+random_poisson_p.batch = _poisson_batch
 
 
 def poisson(key: Any, lam: Any, shape: Any = None, dtype: Any = None) -> Any:

@@ -115,6 +115,23 @@ add_any_p.transpose = lambda ct, x, y: [ct if is_undefined(x) else None,
                                         ct if is_undefined(y) else None]
 
 
+def _add_any_batch(vals: Sequence[Any], dims: Sequence[Any]) -> tuple:
+    """JAX's add_batched: an unbatched operand is broadcast at the other's batch axis, and
+    differing axes are matched by moving x's to y's."""
+    from pyjax._src.transforms.batching import broadcast_batch, move_axis
+    (x, y), (dx, dy) = vals, dims
+    if dx == dy:
+        return add_any_p.bind(x, y), dx
+    if dx is None:
+        return add_any_p.bind(broadcast_batch(x, np.shape(y)[dy], dy), y), dy
+    if dy is None:
+        return add_any_p.bind(x, broadcast_batch(y, np.shape(x)[dx], dx)), dx
+    return add_any_p.bind(move_axis(x, dx, dy), y), dy
+
+
+add_any_p.batch = _add_any_batch
+
+
 # ---------------------------------------------------------------------------------------------
 # Helpers to declare rules
 # ---------------------------------------------------------------------------------------------

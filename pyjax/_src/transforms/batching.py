@@ -3,11 +3,14 @@
 A primitive's `batch` rule, `batch(vals, dims, **params) -> (out, out_dim)`, runs under the
 parent trace and moves axes only when it must.  Helpers declare the common families
 (elementwise, vectorized) in a line.  Named axes: the trace knows its axis name and size, which
-collective primitives read through `batch_collective(trace, vals, dims, **params)`.
+collective primitives read through `batch_collective(trace, vals, dims, **params)`.  Call
+primitives (jit, checkpoint, custom_jvp/custom_vjp) batch their bodies into new jaxprs and bind
+again (`defcall`, `batch_jaxpr`), so batched programs keep their calls as JAX's do.
 """
 from __future__ import annotations
 
 import functools
+import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -63,29 +66,36 @@ def defvectorized(prim: Primitive) -> None:
     prim.batch = rule
 
 
-def defbroadcasting(prim: Primitive) -> None:
-    """N-ary elementwise with lax's implicit broadcasting: operands batched at one common axis
-    keep it; otherwise batch axes move to the front.  Unbatched non-scalars get a size-1 axis."""
-    def rule(vals: Sequence[Any], dims: Sequence[Any], **params: Any) -> tuple:
-        batched = [(np.ndim(v), d) for v, d in zip(vals, dims) if d is not None]
-        ndim = max(n for n, _ in batched)
-        if len({d for _, d in batched}) == 1 and all(n == ndim for n, _ in batched):
-            out_dim = batched[0][1]
+def broadcasting_batcher(prim: Primitive, at_front: Callable | None = None,
+                         expand: Callable | None = None) -> Callable:
+    """The batch rule of an n-ary elementwise `prim` (JAX's broadcast_batcher).  Operands that
+    all share the first batched operand's shape and batch axis (rank-0 ones aside) are bound as
+    they are.  Otherwise every non-scalar operand gets its batch axis first (a size-1 axis for
+    unbatched ones, which lax's broadcasting stretches) and batched operands of lower rank
+    (per-example scalars) get trailing size-1 axes.  `at_front(x, dim, size)` and
+    `expand(x, dims)` do the moves (for operands of extended dtypes, such as keys)."""
+    from pyjax._src.primitives.shape import expand_dims
+    at_front = at_front or bdim_at_front
+    expand = expand or expand_dims
+
+    def rule(vals: Any, dims: Any, **params: Any) -> tuple:
+        shape, dim = next((np.shape(v), d) for v, d in zip(vals, dims) if d is not None)
+        if all(np.shape(v) == shape and d == dim for v, d in zip(vals, dims) if np.ndim(v)):
+            out_dim = dim
         else:
-            vals = [move_axis(v, d, 0) if d is not None else v for v, d in zip(vals, dims)]
-            dims = [0 if d is not None else None for d in dims]
+            vals = [at_front(v, d, 1) if np.ndim(v) else v for v, d in zip(vals, dims)]
+            ndim = max(np.ndim(v) for v in vals)
+            vals = [v if d is None or np.ndim(v) == ndim else
+                    expand(v, tuple(range(np.ndim(v), ndim))) for v, d in zip(vals, dims)]
             out_dim = 0
-        vals = [_expand_unbatched(v, out_dim, ndim) if d is None and np.ndim(v) else v
-                for v, d in zip(vals, dims)]
-        return prim.bind(*vals, **params), out_dim
-    prim.batch = rule
+        out = prim.bind(*vals, **params)
+        return (out, [out_dim] * len(out)) if prim.multiple_results else (out, out_dim)
+    return rule
 
 
-def _expand_unbatched(x: Any, dim: int, ndim: int) -> Any:
-    """An unbatched operand (of the per-example rank) given a size-1 batch axis at `dim`."""
-    shape = list(np.shape(x))
-    shape.insert(dim, 1)
-    return _broadcast_keeping_numpy_ints(x, shape, dim)
+def defbroadcasting(prim: Primitive) -> None:
+    """vmap `prim` (n-ary, elementwise with lax's implicit broadcasting) as JAX does."""
+    prim.batch = broadcasting_batcher(prim)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -272,3 +282,174 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
 
     return vmapped
 
+
+# ---------------------------------------------------------------------------------------------
+# Call primitives (jit, checkpoint, custom_jvp_call, custom_vjp_call): the body is batched into
+# a new jaxpr and the primitive bound again, so batched programs keep their calls, as JAX's do.
+# ---------------------------------------------------------------------------------------------
+
+class Axis:
+    """The mapped axis a call rule batches over: its size, its name (for collectives in the
+    body) and the batch trace itself (None when the rule is called without one)."""
+
+    __slots__ = ("size", "name", "trace")
+
+    def __init__(self, size: int, name: Any = None, trace: BatchTrace | None = None):
+        self.size, self.name, self.trace = size, name, trace
+
+
+def unmapped_aval(aval: ShapedArray, size: int, dim: int) -> ShapedArray:
+    """`aval` with a batch axis of `size` inserted at `dim`."""
+    shape = list(aval.shape)
+    shape.insert(dim, size)
+    return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
+
+
+def match_axis(x: Any, src: int | None, dst: int | None, size: int, sum_match: bool = False
+               ) -> Any:
+    """x (batched at `src`, or unbatched) with its batch axis at `dst`: moved, broadcast, or
+    (with `sum_match`, for cotangents of unbatched inputs) summed away when `dst` is None."""
+    if src == dst:
+        return x
+    if src is None:
+        return broadcast_batch(x, size, dst)
+    if dst is None:
+        if not sum_match:
+            raise ValueError("a batched value cannot be matched to an unbatched axis")
+        from pyjax._src.primitives.reductions import reduce_sum
+        return reduce_sum(x, (src,))
+    return move_axis(x, src, dst)
+
+
+#: batched bodies, per closed jaxpr (weakly) and (in axes, size, name, front, x64): repeated
+#: calls of one function share one batched jaxpr (JAX caches its batched jaxprs alike, which
+#: shows when a printed program hoists a shared sub-jaxpr).
+_batched_bodies: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
+
+
+def batch_jaxpr(closed: Any, dims: Sequence[int | None], axis: Axis, front: bool = False
+                ) -> tuple[Any, list]:
+    """The body of the closed jaxpr `closed` run on inputs batched at `dims`, staged as a new
+    closed jaxpr over the batched avals; and the batch axes of its outputs (None: unbatched).
+    With `front`, batched outputs get their axis first."""
+    from pyjax._src.config import config
+    from pyjax._src.core.jaxpr import eval_jaxpr
+    from pyjax._src.transforms.staging import trace_to_jaxpr
+    key = (tuple(dims), axis.size, axis.name, front, config.x64)
+    cacheable = not any(isinstance(c, Tracer) for c in closed.consts)
+    if cacheable:
+        try:
+            hit = _batched_bodies.setdefault(closed, {}).get(key)
+        except TypeError:  # an unhashable axis name
+            cacheable, hit = False, None
+        if hit is not None:
+            return hit[0], list(hit[1])
+    in_avals = [a if d is None else unmapped_aval(a, axis.size, d)
+                for a, d in zip(closed.in_avals, dims)]
+    out_dims_box: list = []
+
+    def body(*args: Any) -> list:
+        outs, out_dims = batch_flat(lambda *a: eval_jaxpr(closed.jaxpr, closed.consts, *a),
+                                    args, dims, axis.size, axis.name)
+        if front:
+            outs = [o if d is None else move_axis(o, d, 0) for o, d in zip(outs, out_dims)]
+            out_dims = [None if d is None else 0 for d in out_dims]
+        out_dims_box.append(out_dims)
+        return outs
+
+    batched = trace_to_jaxpr(body, in_avals)
+    out_dims = out_dims_box[0]
+    if cacheable:
+        _batched_bodies[closed][key] = (batched, tuple(out_dims))
+    return batched, list(out_dims)
+
+
+def _uses_axis(jaxpr: Any, name: Any) -> bool:
+    """Whether a collective in `jaxpr` (or its sub-jaxprs) names the axis `name`."""
+    from pyjax._src.core.jaxpr import jaxprs_in_params
+    for eqn in jaxpr.eqns:
+        named = eqn.params.get("axis_name", ())
+        named = tuple(named) if isinstance(named, (tuple, list)) else (named,)
+        if getattr(eqn.primitive, "batch_collective", None) is not None and name in named:
+            return True
+        if any(_uses_axis(sub, name) for sub in jaxprs_in_params(eqn.params)):
+            return True
+    return False
+
+
+def own_tracer_consts(closed: Any, trace: BatchTrace | None) -> bool:
+    """Whether the constants of `closed` include tracers of `trace` (a body that closes over
+    values being batched)."""
+    return trace is not None and any(isinstance(c, BatchTracer) and c._trace is trace
+                                     for c in closed.consts)
+
+
+def defcall(prim: Primitive, rule: Callable[..., tuple], body_param: str) -> None:
+    """Install `rule(axis, vals, dims, **params) -> (outs, out_dims)` for the call primitive
+    `prim`, whose body is the closed jaxpr `params[body_param]`.
+
+    It is installed as `batch` (axis size from the operands, no name) and as
+    `batch_collective`, which BatchTrace prefers: that one passes the trace's name, so
+    collectives in the body reduce over the mapped axis, and it binds an unbatched call as it is
+    unless its body names the axis or closes over values being batched."""
+    def batch(vals: Sequence[Any], dims: Sequence[Any], **params: Any) -> tuple:
+        size = next(np.shape(v)[d] for v, d in zip(vals, dims) if d is not None)
+        return rule(Axis(size), vals, dims, **params)
+
+    def collective(trace: BatchTrace, vals: Sequence[Any], dims: Sequence[Any],
+                   **params: Any) -> tuple:
+        body = params[body_param]
+        if all(d is None for d in dims) and not own_tracer_consts(body, trace) and not (
+                trace.axis_name is not None and _uses_axis(body.jaxpr, trace.axis_name)):
+            outs = prim.bind(*vals, **params)
+            return outs, [None] * len(outs)
+        return rule(Axis(trace.axis_size, trace.axis_name, trace), vals, dims, **params)
+
+    prim.batch = batch
+    prim.batch_collective = collective
+
+
+def inline_call(axis: Axis, closed: Any, vals: Sequence[Any], dims: Sequence[Any]
+                ) -> tuple[list, list]:
+    """Batch a call by running its body under the batch trace itself (for bodies closing over
+    that trace's tracers, which a separately staged body could not see)."""
+    from pyjax._src.core.jaxpr import eval_jaxpr
+    trace = axis.trace
+    with use_trace(trace):
+        outs = eval_jaxpr(closed.jaxpr, closed.consts,
+                          *[trace.wrap(v, d) for v, d in zip(vals, dims)])
+    lifted = [trace.lift(o) for o in outs]
+    return [v for v, _ in lifted], [d for _, d in lifted]
+
+
+def lift_own_consts(axis: Axis, closed: Any) -> tuple[Any, list, list]:
+    """`closed` with its constants that are tracers of the batch trace made leading inputs:
+    (the new closed jaxpr, their values, their batch axes)."""
+    from pyjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
+    if not own_tracer_consts(closed, axis.trace):
+        return closed, [], []
+    jaxpr, trace = closed.jaxpr, axis.trace
+    own = [isinstance(c, BatchTracer) and c._trace is trace for c in closed.consts]
+    kept = [(v, c) for v, c, o in zip(jaxpr.constvars, closed.consts, own) if not o]
+    moved = [(v, c) for v, c, o in zip(jaxpr.constvars, closed.consts, own) if o]
+    new = Jaxpr([v for v, _ in kept], [v for v, _ in moved] + list(jaxpr.invars),
+                jaxpr.outvars, jaxpr.eqns, jaxpr.debug_info)
+    lifted = [trace.lift(c) for _, c in moved]
+    return (ClosedJaxpr(new, [c for _, c in kept]), [v for v, _ in lifted],
+            [d for _, d in lifted])
+
+
+def _jit_batch(axis: Axis, vals: Sequence[Any], dims: Sequence[Any], *, jaxpr: Any,
+               name: str) -> tuple:
+    """A jit of the batched body (`jit[name=...]` stays in batched programs, as in JAX)."""
+    from pyjax._src.transforms.jit import jit_p
+    batched, out_dims = batch_jaxpr(jaxpr, dims, axis)
+    return jit_p.bind(*vals, jaxpr=batched, name=name), out_dims
+
+
+def _register_jit_batching() -> None:
+    from pyjax._src.transforms.jit import jit_p
+    defcall(jit_p, _jit_batch, "jaxpr")
+
+
+_register_jit_batching()

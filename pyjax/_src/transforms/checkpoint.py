@@ -103,6 +103,25 @@ def _transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr, **_: Any) -> 
 checkpoint_p.transpose = _transpose
 
 
+def _batch(axis: Any, vals: Sequence[Any], dims: Sequence[Any], *, jaxpr: ClosedJaxpr,
+           **params: Any) -> tuple[list, list]:
+    """A checkpoint of the batched body, whose batched outputs have their axis first (JAX's
+    rule); constants that are tracers of the batch trace become leading inputs."""
+    from pyjax._src.transforms import batching
+    jaxpr, const_vals, const_dims = batching.lift_own_consts(axis, jaxpr)
+    dims = [*const_dims, *dims]
+    body, out_dims = batching.batch_jaxpr(jaxpr, dims, axis, front=True)
+    return checkpoint_p.bind(*const_vals, *vals, jaxpr=body, **params), out_dims
+
+
+def _register_batching() -> None:
+    from pyjax._src.transforms import batching
+    batching.defcall(checkpoint_p, _batch, "jaxpr")
+
+
+_register_batching()
+
+
 # ---------------------------------------------------------------------------------------------
 # API
 # ---------------------------------------------------------------------------------------------

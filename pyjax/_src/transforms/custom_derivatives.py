@@ -99,6 +99,57 @@ def _custom_jvp_call_jvp(primals: Sequence[Any], tangents: Sequence[Any], *,
 custom_jvp_call_p.jvp = _custom_jvp_call_jvp
 
 
+def _named_like(fn: Callable, like: Any) -> "_Named":
+    """`fn` printed under the name of the rule it batches (as JAX prints batched rules)."""
+    fn.__name__ = str(like)
+    return _Named(fn)
+
+
+def _merge_dims(a: Any, b: Any) -> Any:
+    return a if a is not None else b
+
+
+def _custom_jvp_call_batch(axis: Any, vals: Sequence[Any], dims: Sequence[Any], *,
+                           call_jaxpr: ClosedJaxpr, jvp: Callable, name: str,
+                           symbolic_zeros: bool) -> tuple[list, list]:
+    """Bind again with the batched body and a batched jvp rule (JAX's scheme).  The rule's
+    outputs (primals and tangents alike) are matched to the batched body's axes; where the body
+    leaves an output unbatched the rule's axis is kept, and reported when the rule ran at bind
+    time (under a JVP trace), as JAX's merge of the two does."""
+    from pyjax._src.transforms import batching
+    if batching.own_tracer_consts(call_jaxpr, axis.trace):
+        return batching.inline_call(axis, call_jaxpr, vals, dims)
+    body, body_dims = batching.batch_jaxpr(call_jaxpr, dims, axis)
+    n = len(vals)
+    ran: list = []
+
+    def batched_jvp(primals: list, tangents: list) -> tuple[list, list]:
+        def flat(*args: Any) -> list:
+            outs, outs_dot = jvp(list(args[:n]), list(args[n:]))
+            return [*outs, *outs_dot]
+        outs, out_dims = batching.batch_flat(flat, [*primals, *tangents], [*dims, *dims],
+                                             axis.size, axis.name)
+        k = len(outs) // 2
+        targets = [b if b is not None else _merge_dims(p, t)
+                   for b, p, t in zip(body_dims, out_dims[:k], out_dims[k:])]
+        ran.append(targets)
+        matched = [batching.match_axis(o, d, t, axis.size)
+                   for o, d, t in zip(outs, out_dims, targets + targets)]
+        return matched[:k], matched[k:]
+
+    outs = custom_jvp_call_p.bind(*vals, call_jaxpr=body, jvp=_named_like(batched_jvp, jvp),
+                                  name=name, symbolic_zeros=symbolic_zeros)
+    return outs, (ran[-1] if ran else body_dims)
+
+
+def _register_custom_jvp_batching() -> None:
+    from pyjax._src.transforms import batching
+    batching.defcall(custom_jvp_call_p, _custom_jvp_call_batch, "call_jaxpr")
+
+
+_register_custom_jvp_batching()
+
+
 class custom_jvp:  # noqa: N801 - JAX's name
     """A function with a user-defined JVP: `f.defjvp(rule)` or `f.defjvps(*per_arg_rules)`."""
 
@@ -199,6 +250,8 @@ def _custom_lin_transpose(cts: Sequence[Any], *args: Any, num_res: int, bwd: Cal
 
 
 custom_lin_p.transpose = _custom_lin_transpose
+# Evaluating a linearized custom_vjp function fails alike with batched tangents (JAX's rule).
+custom_lin_p.batch = lambda vals, dims, **params: _custom_lin_impl()
 custom_lin_p.jvp = lambda primals, tangents, **params: _custom_lin_impl()
 
 
@@ -214,6 +267,56 @@ def _custom_vjp_call_jvp(primals: Sequence[Any], tangents: Sequence[Any], *,
 
 
 custom_vjp_call_p.jvp = _custom_vjp_call_jvp
+
+
+def _custom_vjp_call_batch(axis: Any, vals: Sequence[Any], dims: Sequence[Any], *,
+                           call_jaxpr: ClosedJaxpr, fwd: Callable, bwd: Callable, name: str,
+                           symbolic_zeros: bool) -> tuple[list, list]:
+    """Bind again with the batched body, a batched fwd (outputs matched to the body's axes,
+    residuals wherever fwd leaves them) and a batched bwd whose cotangents are matched to the
+    inputs' axes: summed over the batch for unbatched inputs (JAX's scheme)."""
+    from pyjax._src.transforms import batching
+    if batching.own_tracer_consts(call_jaxpr, axis.trace):
+        return batching.inline_call(axis, call_jaxpr, vals, dims)
+    body, body_dims = batching.batch_jaxpr(call_jaxpr, dims, axis)
+    ran: list = []
+
+    def batched_fwd(primals: list) -> tuple[list, list]:
+        counts: list = []
+
+        def flat(*args: Any) -> list:
+            outs, res = fwd(list(args))
+            counts.append(len(outs))
+            return [*outs, *res]
+        vals_out, dims_out = batching.batch_flat(flat, primals, dims, axis.size, axis.name)
+        k = counts[0]
+        targets = [b if b is not None else d for b, d in zip(body_dims, dims_out[:k])]
+        ran.append((targets, dims_out[k:]))
+        outs = [batching.match_axis(o, d, t, axis.size)
+                for o, d, t in zip(vals_out[:k], dims_out[:k], targets)]
+        return outs, vals_out[k:]
+
+    def batched_bwd(residuals: list, cts: list) -> list:
+        targets, res_dims = ran[-1]
+        r = len(residuals)
+        cts_in, ct_dims = batching.batch_flat(
+            lambda *args: bwd(list(args[:r]), list(args[r:])), [*residuals, *cts],
+            [*res_dims, *targets], axis.size, axis.name)
+        return [batching.match_axis(c, d, dst, axis.size, sum_match=True)
+                for c, d, dst in zip(cts_in, ct_dims, dims)]
+
+    outs = custom_vjp_call_p.bind(*vals, call_jaxpr=body, fwd=_named_like(batched_fwd, fwd),
+                                  bwd=_named_like(batched_bwd, bwd), name=name,
+                                  symbolic_zeros=symbolic_zeros)
+    return outs, (ran[-1][0] if ran else body_dims)
+
+
+def _register_custom_vjp_batching() -> None:
+    from pyjax._src.transforms import batching
+    batching.defcall(custom_vjp_call_p, _custom_vjp_call_batch, "call_jaxpr")
+
+
+_register_custom_vjp_batching()
 
 
 class custom_vjp:  # noqa: N801 - JAX's name
