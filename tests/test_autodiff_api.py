@@ -101,3 +101,14 @@ def test_errors_like_jax():
         jax.grad(lambda x: x * 2.0)(3)
     with pytest.raises(TypeError, match="has_aux=True"):
         jax.grad(lambda x: x * 2.0, has_aux=True)(3.0)
+
+
+def test_grad_through_nested_jit_and_checkpoint_closures():
+    x = jnp.arange(3.0)
+    inner = jax.jit(lambda y: 2 * y)
+    g = jax.grad(jax.jit(lambda v: (inner(v) * v).sum()))(x)
+    np.testing.assert_allclose(g, 4 * np.arange(3.0))
+    g = jax.grad(lambda v: jax.checkpoint(lambda y: (y * v).sum())(v))(x)
+    np.testing.assert_allclose(g, 2 * np.arange(3.0))
+    g = jax.grad(jax.jit(lambda v: (jnp.cumsum(v) * v).sum()))(x)
+    np.testing.assert_allclose(g, [3.0, 4.0, 5.0])

@@ -400,9 +400,13 @@ def _jit_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, jaxpr: ClosedJa
 def _jit_partial_eval(pe: PartialEvalTrace, args: tuple, params: dict) -> list:
     """Split a jit call as JAX does: a known jit computes the known outputs and the residuals
     now; an unknown jit, fed the known inputs and residuals it needs, is staged."""
+    from pyjax._src.core.jaxpr import jaxprs_in_params
     from pyjax._src.transforms.jit import jit_p
     closed: ClosedJaxpr = params["jaxpr"]
     jaxpr = closed.jaxpr
+    if any(jaxprs_in_params(e.params) for e in jaxpr.eqns):
+        # nested calls would need recursive splitting: inline instead (correct, flatter jaxpr)
+        return eval_jaxpr(jaxpr, closed.consts, *args)
     unknown = {v for v, a in zip(jaxpr.invars, args) if pe.is_unknown(a)}
     for eqn in jaxpr.eqns:
         if any(type(a) is Var and a in unknown for a in eqn.invars):

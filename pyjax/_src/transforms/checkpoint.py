@@ -148,8 +148,10 @@ def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy: Callable | No
             out_trees.append(out_tree)
             return out
 
-        body = trace_to_jaxpr(flat_fun, [abstractify(x) for x in flat])
-        outs = checkpoint_p.bind(*flat, jaxpr=body, prevent_cse=prevent_cse,
+        from pyjax._src.transforms.jit import _lift_tracer_consts
+        body, closed_over = _lift_tracer_consts(
+            trace_to_jaxpr(flat_fun, [abstractify(x) for x in flat]))
+        outs = checkpoint_p.bind(*closed_over, *flat, jaxpr=body, prevent_cse=prevent_cse,
                                  differentiated=False, policy=policy)
         return tree_unflatten(out_trees[0], outs)
 
