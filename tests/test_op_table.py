@@ -21,7 +21,7 @@ from op_table import (
 #: flip to True when issue 4 (autodiff) / issue 5 (batching) fill the rule slots
 REQUIRE_JVP = True
 REQUIRE_TRANSPOSE = True
-REQUIRE_BATCH = False
+REQUIRE_BATCH = True
 
 #: primitives that cannot be called on arrays alone, with the reason (and whether they are
 #: linear, i.e. need a transpose rule)
@@ -266,6 +266,10 @@ def test_op_table_is_well_formed() -> None:
 # (4) rule census for the transformation issues
 # ---------------------------------------------------------------------------------------------
 
+#: primitives that can never see a batched operand, with the reason
+NO_BATCH_RULE = {"iota": "no operands: never batched"}
+
+
 def rule_census() -> dict[str, list[str]]:
     """primitive name -> missing rules among impl, abstract_eval, jvp, transpose (linear
     primitives only), batch.  Primitives with nothing missing are left out."""
@@ -276,8 +280,11 @@ def rule_census() -> dict[str, list[str]]:
         wanted = ["impl", "abstract_eval", "jvp"]
         if name in linear:
             wanted.append("transpose")
-        wanted.append("batch")
+        if name not in NO_BATCH_RULE:
+            wanted.append("batch")
         missing = [rule for rule in wanted if getattr(prim, rule, None) is None]
+        if "batch" in missing and getattr(prim, "batch_collective", None) is not None:
+            missing.remove("batch")  # collectives batch through batch_collective
         if missing:
             census[name] = missing
     return census

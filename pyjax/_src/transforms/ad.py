@@ -187,15 +187,18 @@ def deflinear(prim: Primitive, transpose: Callable) -> None:
 # ---------------------------------------------------------------------------------------------
 
 class JVPTracer(Tracer):
-    __slots__ = ("primal", "tangent")
+    __slots__ = ("primal", "tangent", "_aval")
     tracer_name = "JVPTracer"
 
     def __init__(self, trace: "JVPTrace", primal: Any, tangent: Any):
         self._trace, self.primal, self.tangent = trace, primal, tangent
+        self._aval = None
 
     @property
     def aval(self) -> ShapedArray:
-        return abstractify(self.primal)
+        if self._aval is None:
+            self._aval = abstractify(self.primal)
+        return self._aval
 
     def concrete_value(self) -> Any:
         primal = self.primal

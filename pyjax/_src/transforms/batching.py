@@ -103,20 +103,24 @@ def defbroadcasting(prim: Primitive) -> None:
 # ---------------------------------------------------------------------------------------------
 
 class BatchTracer(Tracer):
-    __slots__ = ("val", "batch_dim")
+    __slots__ = ("val", "batch_dim", "_aval")
     tracer_name = "BatchTracer"
 
     def __init__(self, trace: "BatchTrace", val: Any, batch_dim: int | None):
         self._trace, self.val, self.batch_dim = trace, val, batch_dim
+        self._aval = None
 
     @property
     def aval(self) -> ShapedArray:
-        aval = abstractify(self.val)
-        if self.batch_dim is None:
-            return aval
-        shape = list(aval.shape)
-        del shape[self.batch_dim]
-        return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
+        """The per-example aval (computed once: shape/dtype/ndim are read often)."""
+        if self._aval is None:
+            aval = abstractify(self.val)
+            if self.batch_dim is not None:
+                shape = list(aval.shape)
+                del shape[self.batch_dim]
+                aval = ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
+            self._aval = aval
+        return self._aval
 
 
 class BatchTrace(Trace):
@@ -231,7 +235,10 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
                              f"function, but got len(in_axes)={len(in_axes)}, "
                              f"len(args)={len(args)}")
         flat, in_tree = tree_flatten((args, kwargs))
-        axes = _broadcast_prefix((in_axes, 0), (args, kwargs), "in_axes")
+        if isinstance(in_axes, int) and not kwargs:  # the common case, without prefix matching
+            axes = [in_axes] * len(flat)
+        else:
+            axes = _broadcast_prefix((in_axes, 0), (args, kwargs), "in_axes")
         dims = []
         for x, a in zip(flat, axes):
             if a is None:
@@ -264,7 +271,8 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
         flat = [as_operand(x) for x in flat]
         outs, out_dims = batch_flat(flat_fun, flat, dims, size, axis_name)
         out_tree = out_trees[0]
-        targets = _broadcast_prefix(out_axes, tree_unflatten(out_tree, outs), "out_axes")
+        targets = [out_axes] * len(outs) if isinstance(out_axes, int) else \
+            _broadcast_prefix(out_axes, tree_unflatten(out_tree, outs), "out_axes")
         results = []
         for o, d, t in zip(outs, out_dims, targets):
             if t is None:
