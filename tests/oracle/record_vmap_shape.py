@@ -10,9 +10,7 @@ rebuilt after switching, so that their constants get that mode's dtypes).  Outpu
 object {"jax_version", "records"}; a record has name, x64 and either "jaxpr"
 (str(make_jaxpr(fn)(*args))) or "error" ({"type", "message"}).
 """
-import json
 import os
-import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(os.path.dirname(HERE), "data", "vmap_shape_jaxprs.json")
@@ -108,32 +106,9 @@ def vmap_shape_cases(jax, jnp, lax, np):
     return C
 
 
-def _record(x64):
-    import jax
-    import jax.numpy as jnp
-    import numpy as np
-    from jax import lax
-
-    jax.config.update("jax_enable_x64", x64)
-    records = []
-    for name, fn, args in vmap_shape_cases(jax, jnp, lax, np):
-        rec = {"name": name, "x64": x64}
-        try:
-            rec["jaxpr"] = str(jax.make_jaxpr(fn)(*args))
-        except Exception as e:  # noqa: BLE001
-            rec["error"] = {"type": type(e).__name__, "message": str(e)}
-        records.append(rec)
-    return records
-
-
 def main():
-    import jax
-    records = _record(False) + _record(True)
-    lines = ",\n".join("    " + json.dumps(r, sort_keys=True) for r in records)
-    with open(OUT, "w") as f:
-        f.write('{"jax_version": %s, "records": [\n%s\n]}\n' % (json.dumps(jax.__version__),
-                                                                 lines))
-    print(f"wrote {len(records)} records to {OUT}", file=sys.stderr)
+    from jaxpr_recording import record_jaxprs
+    record_jaxprs(vmap_shape_cases, OUT)
 
 
 if __name__ == "__main__":

@@ -177,6 +177,17 @@ def check_safe_to_cast(name: str, dtype: np.dtype, *args: Any) -> None:
                                             f"argument of type {arg_dtype} to {dtype}")
 
 
+def sampler_args(name: str, key: Any, shape: Any, dtype: Any, *params: Any,
+                 kind: str = "float") -> tuple[Any, tuple[int, ...], np.dtype]:
+    """The checked (key, shape, dtype) of a sampler with float parameters `params`: shape
+    defaults to their broadcast shape, and each must cast safely to dtype."""
+    key, _ = check_prng_key(name, key)
+    dtype = float_dtype(name, dtype, kind)
+    shape = shape_or_broadcast(name, shape, *params)
+    check_safe_to_cast(name, dtype, *params)
+    return key, shape, dtype
+
+
 # ---------------------------------------------------------------------------------------------
 # Key operations
 # ---------------------------------------------------------------------------------------------

@@ -17,8 +17,7 @@ from pyjax._src.core.trace import Tracer
 from pyjax._src.numpy.util import promote_dtypes_inexact
 from pyjax._src.random.base import (
     UINT_DTYPES, broadcast_shapes, broadcast_to_rank, canonicalize_shape, check_prng_key,
-    check_safe_to_cast, check_shape, float_dtype, random_bits, shape_or_broadcast, split_typed,
-    unpack)
+    check_shape, float_dtype, random_bits, sampler_args, shape_or_broadcast, split_typed, unpack)
 from pyjax._src.transforms.jit import jit
 
 Shape = tuple[int, ...]
@@ -122,10 +121,8 @@ def _truncated_normal(key: Any, lower: Any, upper: Any, shape: Shape | None,
 
 def lognormal(key: Any, sigma: Any = np.float32(1), shape: Any = None, dtype: Any = None) -> Any:
     """exp(sigma * normal)."""
-    key, _ = check_prng_key("lognormal", key)
-    dtype = float_dtype("lognormal", dtype, "float or complex")
-    shape = shape_or_broadcast("lognormal", shape, sigma)
-    check_safe_to_cast("lognormal", dtype, sigma)
+    key, shape, dtype = sampler_args("lognormal", key, shape, dtype, sigma,
+                                     kind="float or complex")
     return _lognormal(key, sigma, shape, dtype)
 
 
@@ -318,10 +315,7 @@ def _gumbel_highest(key: Any, shape: Shape) -> Any:
 
 def pareto(key: Any, b: Any, shape: Any = None, dtype: Any = None) -> Any:
     """Pareto floats of shape `b`: exp(exponential / b)."""
-    key, _ = check_prng_key("pareto", key)
-    dtype = float_dtype("pareto", dtype)
-    shape = shape_or_broadcast("pareto", shape, b)
-    check_safe_to_cast("pareto", dtype, b)
+    key, shape, dtype = sampler_args("pareto", key, shape, dtype, b)
     return _pareto(key, b, shape, dtype)
 
 
@@ -333,10 +327,7 @@ def _pareto(key: Any, b: Any, shape: Shape, dtype: np.dtype) -> Any:
 
 def rayleigh(key: Any, scale: Any, shape: Any = None, dtype: Any = None) -> Any:
     """Rayleigh floats: scale sqrt(-2 log u)."""
-    key, _ = check_prng_key("rayleigh", key)
-    dtype = float_dtype("rayleigh", dtype)
-    shape = shape_or_broadcast("rayleigh", shape, scale)
-    check_safe_to_cast("rayleigh", dtype, scale)
+    key, shape, dtype = sampler_args("rayleigh", key, shape, dtype, scale)
     return _rayleigh(key, scale, shape, dtype)
 
 
@@ -396,10 +387,7 @@ def _double_sided_maxwell(key: Any, loc: Any, scale: Any, shape: Shape, dtype: n
 def wald(key: Any, mean: Any, shape: Any = None, dtype: Any = None) -> Any:
     """Inverse Gaussian floats (Michael, Schucany and Haas: a normal, then a uniform to pick
     one of the two roots)."""
-    key, _ = check_prng_key("wald", key)
-    dtype = float_dtype("wald", dtype)
-    shape = shape_or_broadcast("wald", shape, mean)
-    check_safe_to_cast("wald", dtype, mean)
+    key, shape, dtype = sampler_args("wald", key, shape, dtype, mean)
     return _wald(key, mean, shape, dtype)
 
 
@@ -420,10 +408,7 @@ def _wald(key: Any, mean: Any, shape: Shape, dtype: np.dtype) -> Any:
 def triangular(key: Any, left: Any, mode: Any, right: Any, shape: Any = None,
                dtype: Any = None) -> Any:
     """Triangular floats on [left, right] peaking at mode (inverse CDF)."""
-    key, _ = check_prng_key("triangular", key)
-    dtype = float_dtype("triangular", dtype)
-    shape = shape_or_broadcast("triangular", shape, left, mode, right)
-    check_safe_to_cast("triangular", dtype, left, mode, right)
+    key, shape, dtype = sampler_args("triangular", key, shape, dtype, left, mode, right)
     return _triangular(key, left, mode, right, shape, dtype)
 
 

@@ -21,7 +21,7 @@ from pyjax._src.transforms import ad, batching
 from pyjax._src.random import host
 from pyjax._src.random.base import (
     canonicalize_shape, check_prng_key, check_safe_to_cast, check_shape, float_dtype,
-    shape_or_broadcast, split, split_typed, unpack)
+    sampler_args, shape_or_broadcast, split, split_typed, unpack)
 from pyjax._src.random.continuous import exponential, normal
 from pyjax._src.random.discrete import rademacher
 from pyjax._src.random.keys import PRNGImpl
@@ -249,10 +249,7 @@ def _dirichlet(key: Any, alpha: Any, shape: Shape | None, dtype: np.dtype) -> An
 
 def chisquare(key: Any, df: Any, shape: Any = None, dtype: Any = None) -> Any:
     """Chi-square(df) floats: 2 Gamma(df / 2)."""
-    key, _ = check_prng_key("chisquare", key)
-    dtype = float_dtype("chisquare", dtype)
-    shape = shape_or_broadcast("chisquare", shape, df)
-    check_safe_to_cast("chisquare", dtype, df)
+    key, shape, dtype = sampler_args("chisquare", key, shape, dtype, df)
     return _chisquare(key, df, shape, dtype)
 
 
@@ -266,10 +263,7 @@ def _chisquare(key: Any, df: Any, shape: Shape, dtype: np.dtype) -> Any:
 
 def f(key: Any, dfnum: Any, dfden: Any, shape: Any = None, dtype: Any = None) -> Any:
     """F(dfnum, dfden) floats: ratio of scaled chi-squares."""
-    key, _ = check_prng_key("f", key)
-    dtype = float_dtype("f", dtype)
-    shape = shape_or_broadcast("f", shape, dfnum, dfden)
-    check_safe_to_cast("f", dtype, dfnum, dfden)
+    key, shape, dtype = sampler_args("f", key, shape, dtype, dfnum, dfden)
     return _f(key, dfnum, dfden, shape, dtype)
 
 
@@ -285,10 +279,7 @@ def _f(key: Any, dfnum: Any, dfden: Any, shape: Shape, dtype: np.dtype) -> Any:
 
 def t(key: Any, df: Any, shape: Any = None, dtype: Any = None) -> Any:
     """Student's t(df) floats: normal * sqrt(df / 2 / Gamma(df / 2))."""
-    key, _ = check_prng_key("t", key)
-    dtype = float_dtype("t", dtype)
-    shape = shape_or_broadcast("t", shape, df)
-    check_safe_to_cast("t", dtype, df)
+    key, shape, dtype = sampler_args("t", key, shape, dtype, df)
     return _t(key, df, shape, dtype)
 
 

@@ -222,21 +222,30 @@ def _split_argnums(args: tuple, argnums: int | Sequence[int]) -> tuple[list[int]
     return [i % len(args) for i in nums], single
 
 
+def _differentiated(name: str, fun: Callable, args: tuple, kwargs: dict, argnums: Any,
+                    holomorphic: bool, allow_int: bool) -> tuple[list[int], bool, Callable]:
+    """Check the args[argnums] dtypes; return (positions, whether argnums was a single int,
+    fun as a function of just those arguments)."""
+    nums, single = _split_argnums(args, argnums)
+    for i in nums:
+        tree_map(lambda x: _check_input_dtype(name, x, holomorphic, allow_int), args[i])
+
+    def partial_fun(*diff: Any) -> Any:
+        full = list(args)
+        for i, d in zip(nums, diff):
+            full[i] = d
+        return fun(*full, **kwargs)
+    return nums, single, partial_fun
+
+
 def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
                    holomorphic: bool = False, allow_int: bool = False,
                    reduce_axes: Any = ()) -> Callable:
     """A function returning (fun(*args), gradient of fun w.r.t. args[argnums])."""
     @functools.wraps(fun)
     def value_and_grad_f(*args: Any, **kwargs: Any) -> Any:
-        nums, single = _split_argnums(args, argnums)
-        for i in nums:
-            tree_map(lambda x: _check_input_dtype("grad", x, holomorphic, allow_int), args[i])
-
-        def partial_fun(*diff: Any) -> Any:
-            full = list(args)
-            for i, d in zip(nums, diff):
-                full[i] = d
-            return fun(*full, **kwargs)
+        nums, single, partial_fun = _differentiated("grad", fun, args, kwargs, argnums,
+                                                    holomorphic, allow_int)
 
         result = _vjp_flat(partial_fun, [args[i] for i in nums], has_aux)
         ans, vjp_fun = result[0], result[1]
@@ -285,15 +294,8 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
     """The Jacobian of `fun` by forward mode (a jvp per input direction)."""
     @functools.wraps(fun)
     def jac_f(*args: Any, **kwargs: Any) -> Any:
-        nums, single = _split_argnums(args, argnums)
-        for i in nums:
-            tree_map(lambda x: _check_input_dtype("jacfwd", x, holomorphic, False), args[i])
-
-        def partial_fun(*diff: Any) -> Any:
-            full = list(args)
-            for i, d in zip(nums, diff):
-                full[i] = d
-            return fun(*full, **kwargs)
+        nums, single, partial_fun = _differentiated("jacfwd", fun, args, kwargs, argnums,
+                                                    holomorphic, False)
 
         diff_args = tuple(args[i] for i in nums)
         flat_in, in_tree = tree_flatten(diff_args)
@@ -328,15 +330,8 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
     """The Jacobian of `fun` by reverse mode (a vjp per output direction)."""
     @functools.wraps(fun)
     def jac_f(*args: Any, **kwargs: Any) -> Any:
-        nums, single = _split_argnums(args, argnums)
-        for i in nums:
-            tree_map(lambda x: _check_input_dtype("jacrev", x, holomorphic, allow_int), args[i])
-
-        def partial_fun(*diff: Any) -> Any:
-            full = list(args)
-            for i, d in zip(nums, diff):
-                full[i] = d
-            return fun(*full, **kwargs)
+        nums, single, partial_fun = _differentiated("jacrev", fun, args, kwargs, argnums,
+                                                    holomorphic, allow_int)
 
         result = _vjp_flat(partial_fun, [args[i] for i in nums], has_aux)
         out, vjp_fun = result[0], result[1]

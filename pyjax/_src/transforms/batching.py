@@ -445,19 +445,3 @@ def lift_own_consts(axis: Axis, closed: Any) -> tuple[Any, list, list]:
     lifted = [trace.lift(c) for _, c in moved]
     return (ClosedJaxpr(new, [c for _, c in kept]), [v for v, _ in lifted],
             [d for _, d in lifted])
-
-
-def _jit_batch(axis: Axis, vals: Sequence[Any], dims: Sequence[Any], *, jaxpr: Any,
-               name: str) -> tuple:
-    """A jit of the batched body (`jit[name=...]` stays in batched programs, as in JAX)."""
-    from pyjax._src.transforms.jit import jit_p
-    batched, out_dims = batch_jaxpr(jaxpr, dims, axis)
-    return jit_p.bind(*vals, jaxpr=batched, name=name), out_dims
-
-
-def _register_jit_batching() -> None:
-    from pyjax._src.transforms.jit import jit_p
-    defcall(jit_p, _jit_batch, "jaxpr")
-
-
-_register_jit_batching()

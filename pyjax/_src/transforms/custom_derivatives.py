@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, Sequence
 
-from pyjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr, pp_eqn_standard
+from pyjax._src.core.jaxpr import ClosedJaxpr, pp_eqn_standard
 from pyjax._src.core.primitive import Primitive
 from pyjax._src.core.trace import trace_state
 from pyjax._src.transforms import ad

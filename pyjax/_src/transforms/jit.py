@@ -20,9 +20,12 @@ from pyjax._src.config import config
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import Array, ArrayImpl
 from pyjax._src.core.avals import ShapedArray
-from pyjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, PrintContext, pp_eqn_standard
+from pyjax._src.core.jaxpr import (
+    ClosedJaxpr, Jaxpr, Literal, PrintContext, Var, eval_jaxpr, jaxprs_in_params,
+    pp_eqn_standard)
 from pyjax._src.core.primitive import Primitive
-from pyjax._src.core.trace import Tracer, trace_state
+from pyjax._src.core.trace import Tracer, trace_state, use_trace
+from pyjax._src.transforms import ad, batching
 from pyjax._src.transforms.staging import DebugInfo, abstractify, trace_to_jaxpr
 from pyjax._src.tree_util import tree_flatten, tree_unflatten
 
@@ -54,6 +57,114 @@ def _jit_pp_rule(eqn: Any, context: PrintContext) -> Any:
 jit_p.impl = _jit_impl
 jit_p.abstract_eval = _jit_abstract_eval
 jit_p.pp_rule = _jit_pp_rule
+
+
+# ---------------------------------------------------------------------------------------------
+# Transformation rules of the call primitive (they live with it)
+# ---------------------------------------------------------------------------------------------
+
+def _jit_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, jaxpr: ClosedJaxpr,
+             name: str) -> tuple[list, list]:
+    nonzero = [type(t) is not ad.Zero for t in tangents]
+    n = len(primals)
+    # integer outputs have float0 tangents: they stay symbolic zeros outside the jit
+    out_tangent_avals = [ad.tangent_aval(a) for a in jaxpr.out_avals]
+    returned = [a.dtype != dtypes.float0 for a in out_tangent_avals]
+
+    def jvp_of_body(*args: Any) -> list:
+        given = iter(args[n:])
+        tangents_in = [next(given) if nz else t for nz, t in zip(nonzero, tangents)]
+        outs, outs_dot = ad.jvp_flat(lambda *a: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *a),
+                                  args[:n], tangents_in)
+        return outs + [ad.instantiate(t) for t, keep in zip(outs_dot, returned) if keep]
+
+    nz_tangents = [t for t, nz in zip(tangents, nonzero) if nz]
+    avals = [abstractify(x) for x in (*primals, *nz_tangents)]
+    body = trace_to_jaxpr(jvp_of_body, avals)
+    outs = jit_p.bind(*primals, *nz_tangents, jaxpr=body, name=name)
+    k = len(jaxpr.out_avals)
+    out_dots = iter(outs[k:])
+    return outs[:k], [next(out_dots) if keep else ad.Zero(a)
+                      for keep, a in zip(returned, out_tangent_avals)]
+
+
+def _jit_partial_eval(pe: ad.PartialEvalTrace, args: tuple, params: dict) -> list:
+    """Split a jit call as JAX does: a known jit computes the known outputs and the residuals
+    now; an unknown jit, fed the known inputs and residuals it needs, is staged."""
+    closed: ClosedJaxpr = params["jaxpr"]
+    jaxpr = closed.jaxpr
+    if any(jaxprs_in_params(e.params) for e in jaxpr.eqns):
+        # nested calls would need recursive splitting: inline instead (correct, flatter jaxpr)
+        return eval_jaxpr(jaxpr, closed.consts, *args)
+    unknown = {v for v, a in zip(jaxpr.invars, args) if pe.is_unknown(a)}
+    for eqn in jaxpr.eqns:
+        if any(type(a) is Var and a in unknown for a in eqn.invars):
+            unknown.update(eqn.outvars)
+    unknown_eqns = [e for e in jaxpr.eqns if any(v in unknown for v in e.outvars)]
+    needed = []  # known values the unknown part reads, in first-use order
+    for eqn in unknown_eqns:
+        for a in eqn.invars:
+            if type(a) is Var and a not in unknown and a not in needed:
+                needed.append(a)
+    known_invars = [v for v in jaxpr.invars if v not in unknown]
+    residuals = [v for v in needed if v not in known_invars and v not in jaxpr.constvars]
+    known_out = [v for v in jaxpr.outvars if type(v) is not Var or v not in unknown]
+    known_eqns = [e for e in jaxpr.eqns if not any(v in unknown for v in e.outvars)]
+    known = ClosedJaxpr(Jaxpr(jaxpr.constvars, known_invars,
+                              [v for v in known_out if type(v) is Var] + residuals, known_eqns),
+                        closed.consts)
+    known_args = [a for v, a in zip(jaxpr.invars, args) if v not in unknown]
+    with use_trace(pe.parent):
+        known_vals = jit_p.bind(*known_args, jaxpr=known, name=params["name"])
+    values = dict(zip([v for v in known_out if type(v) is Var] + residuals, known_vals))
+    arg_of = dict(zip(jaxpr.invars, args))
+    unknown_out = [v for v in jaxpr.outvars if type(v) is Var and v in unknown]
+    if unknown_out:
+        inputs = [v for v in jaxpr.invars if v in needed] + residuals + \
+            [v for v in jaxpr.invars if v in unknown]
+        body = ClosedJaxpr(Jaxpr(jaxpr.constvars, inputs, unknown_out, unknown_eqns),
+                           closed.consts)
+        staged = pe.staging.process_primitive(
+            jit_p, tuple(arg_of[v] if v in arg_of else values[v] for v in inputs),
+            {"jaxpr": body, "name": params["name"]})
+        values.update(zip(unknown_out, staged))
+    return [v.val if type(v) is Literal else values[v] for v in jaxpr.outvars]
+
+
+def _jit_transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr, name: str) -> list:
+    """A jit of the transposed body: takes the known inputs and output cotangents, returns
+    the cotangents of the linear inputs (as JAX's grad jaxprs show)."""
+    known = [a for a in args if not ad.is_undefined(a)]
+    nonzero = [type(c) is not ad.Zero for c in cts]
+    cts_given = [c for c in cts if type(c) is not ad.Zero]
+    # integer (float0) inputs get no cotangent out of the jit: they are ad.Zero outside it
+    returned = [ad.is_undefined(a) and a.aval.dtype != dtypes.float0 for a in args]
+
+    def transposed(*flat: Any) -> list:
+        given_known, given_cts = iter(flat[:len(known)]), iter(flat[len(known):])
+        full_args = [a if ad.is_undefined(a) else next(given_known) for a in args]
+        full_cts = [next(given_cts) if nz else c for nz, c in zip(nonzero, cts)]
+        out = iter(ad.transpose_jaxpr(jaxpr.jaxpr, jaxpr.consts, full_args, full_cts))
+        per_arg = [next(out) if ad.is_undefined(a) else None for a in args]
+        return [ad.instantiate(c) for c, keep in zip(per_arg, returned) if keep]
+
+    body = trace_to_jaxpr(transposed, [abstractify(x) for x in (*known, *cts_given)])
+    cts_in = iter(jit_p.bind(*known, *cts_given, jaxpr=body, name=name))
+    return [next(cts_in) if keep else (ad.Zero(a.aval) if ad.is_undefined(a) else None)
+            for a, keep in zip(args, returned)]
+
+
+def _jit_batch(axis: batching.Axis, vals: Sequence[Any], dims: Sequence[Any], *, jaxpr: Any,
+               name: str) -> tuple:
+    """A jit of the batched body (`jit[name=...]` stays in batched programs, as in JAX)."""
+    batched, out_dims = batching.batch_jaxpr(jaxpr, dims, axis)
+    return jit_p.bind(*vals, jaxpr=batched, name=name), out_dims
+
+
+jit_p.jvp = _jit_jvp
+jit_p.partial_eval = _jit_partial_eval
+jit_p.transpose = _jit_transpose
+batching.defcall(jit_p, _jit_batch, "jaxpr")
 
 
 # ---------------------------------------------------------------------------------------------
