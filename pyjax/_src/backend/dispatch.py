@@ -65,6 +65,16 @@ def to_buffer(x: Any) -> tuple[np.ndarray, bool]:
     raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX type")
 
 
+def as_operand(x: Any) -> Any:
+    """Arrays and tracers pass through; scalars and NumPy values become (weak) Arrays."""
+    if isinstance(x, Array):
+        return x
+    if hasattr(x, "__jax_array__"):
+        return as_operand(x.__jax_array__())
+    buf, weak = to_buffer(x)
+    return ArrayImpl(buf, weak)
+
+
 def aval_of(x: Any) -> ShapedArray:
     """Abstract value of a concrete value or tracer."""
     aval = getattr(x, "aval", None)
@@ -91,6 +101,41 @@ def apply_primitive(prim: Any, args: tuple, params: dict) -> Any:
         bufs.append(buf)
         avals.append(ShapedArray(buf.shape, buf.dtype, weak))
     out_aval = prim.abstract_eval(*avals, **params)
+    out = prim.impl(*bufs, **params)
+    if prim.multiple_results:
+        return [wrap(b, a) for b, a in zip(out, out_aval)]
+    return wrap(out, out_aval)
+
+
+#: Output avals of successful abstract evaluations, keyed by primitive, operand types and
+#: params.  Eager code calls the same op on the same shapes over and over; this skips the
+#: validation after its first success (about half of an eager shape or dot op's cost).
+_abstract_cache: dict = {}
+_ABSTRACT_CACHE_SIZE = 4096
+
+
+def apply_primitive_cached(prim: Any, args: tuple, params: dict) -> Any:
+    """`apply_primitive` for primitives whose params are small static values: the abstract
+    rule runs once per (operand shapes, dtypes, weak flags, params)."""
+    bufs, weaks = [], []
+    key: list = [prim, config.x64]
+    for x in args:
+        buf, weak = (x._buf, x._weak) if type(x) is ArrayImpl else to_buffer(x)
+        bufs.append(buf)
+        weaks.append(weak)
+        key += (buf.shape, buf.dtype, weak)
+    key.extend(params.items())
+    try:
+        key_t = tuple(key)
+        out_aval = _abstract_cache.get(key_t)
+    except TypeError:  # an unhashable param (a list): validate every time
+        return apply_primitive(prim, args, params)
+    if out_aval is None:
+        out_aval = prim.abstract_eval(*[ShapedArray(b.shape, b.dtype, w)
+                                        for b, w in zip(bufs, weaks)], **params)
+        if len(_abstract_cache) >= _ABSTRACT_CACHE_SIZE:
+            _abstract_cache.clear()
+        _abstract_cache[key_t] = out_aval
     out = prim.impl(*bufs, **params)
     if prim.multiple_results:
         return [wrap(b, a) for b, a in zip(out, out_aval)]

@@ -241,14 +241,16 @@ def pp_kv_pairs(pairs: Sequence[tuple[str, Any]], context: PrintContext) -> pp.D
                                pp.brk(""), pp.text("]")]))
 
 
-def pp_eqn_standard(eqn: Eqn, context: PrintContext, param_names: Sequence[str] | None = None
-                    ) -> pp.Doc:
-    """`outs = name[params] ins`, params in sorted order unless `param_names` says otherwise."""
+def pp_eqn_standard(eqn: Eqn, context: PrintContext, param_names: Sequence[str] | None = None,
+                    params: dict | None = None) -> pp.Doc:
+    """`outs = name[params] ins`, params in sorted order unless `param_names` says otherwise
+    (`params` replaces the equation's own, for rules that print a param differently)."""
+    params = eqn.params if params is None else params
     if param_names is None:
-        param_names = sorted(eqn.params)
+        param_names = sorted(params)
     lhs = pp_vars(eqn.outvars, context, print_shapes=True)
     rhs = [pp.text(eqn.primitive.name),
-           pp_kv_pairs([(p, eqn.params[p]) for p in param_names], context),
+           pp_kv_pairs([(p, params[p]) for p in param_names], context),
            pp.text(" ") + pp_vars(eqn.invars, context)]
     if eqn.outvars:
         return pp.concat([lhs, pp.text(" = "), *rhs])

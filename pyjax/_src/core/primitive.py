@@ -4,6 +4,7 @@
     abstract_eval(*avals, **params)     output aval(s); raises JAX's errors for bad input
     eager(prim, args, params)           eager dispatch (default: check with abstract_eval, run impl)
     jvp / transpose / batch / lowering  slots filled by the transformation issues
+    batch_collective(trace, vals, dims, **params)  collectives: act on the vmap/pmap axis itself
     partial_eval(trace, args, params)   custom split into known/unknown (call primitives)
     pp_rule(eqn, context)               custom jaxpr printing (None: the standard form)
 """
@@ -30,6 +31,7 @@ class Primitive:
         self.jvp: Callable[..., Any] | None = None
         self.transpose: Callable[..., Any] | None = None
         self.batch: Callable[..., Any] | None = None
+        self.batch_collective: Callable[..., Any] | None = None
         self.lowering: Callable[..., Any] | None = None
         self.pp_rule: Callable[..., Any] | None = None
         self.partial_eval: Callable[..., Any] | None = None

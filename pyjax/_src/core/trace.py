@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import operator
 import threading
-from contextlib import contextmanager
 from typing import Any, Iterator
 
 from pyjax._src import errors
@@ -24,15 +23,21 @@ class _TraceState(threading.local):
 trace_state = _TraceState()
 
 
-@contextmanager
-def use_trace(trace: "Trace | None") -> Iterator[None]:
-    """Make `trace` current for the duration of the block."""
-    previous = trace_state.trace
-    trace_state.trace = trace
-    try:
-        yield
-    finally:
-        trace_state.trace = previous
+class use_trace:
+    """Make `trace` current for the duration of a `with` block (a slotted class, not a
+    generator: it is entered once per primitive under every transformation)."""
+
+    __slots__ = ("trace", "previous")
+
+    def __init__(self, trace: "Trace | None"):
+        self.trace = trace
+
+    def __enter__(self) -> None:
+        self.previous = trace_state.trace
+        trace_state.trace = self.trace
+
+    def __exit__(self, *exc_info: Any) -> None:
+        trace_state.trace = self.previous
 
 
 class Trace:

@@ -10,7 +10,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from pyjax._src.backend.dispatch import to_buffer
+from pyjax._src.backend.dispatch import as_operand  # noqa: F401 (re-exported for jnp)
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import Array, ArrayImpl
 from pyjax._src.core.trace import Tracer, trace_state
@@ -31,21 +31,13 @@ def check_arraylike(fun_name: str, *args: Any) -> None:
                             f"{type(arg)} at position {pos}.")
 
 
-def as_operand(x: Any) -> Any:
-    """Arrays and tracers pass through; scalars and NumPy values become (weak) Arrays."""
-    if isinstance(x, Array):
-        return x
-    if hasattr(x, "__jax_array__"):
-        return as_operand(x.__jax_array__())
-    buf, weak = to_buffer(x)
-    return ArrayImpl(buf, weak)
-
-
 def type_of(x: Any) -> tuple[np.dtype, bool]:
     """(dtype, weak) of an operand without converting it."""
-    t = type(x)
-    if t is ArrayImpl:
+    if type(x) is ArrayImpl:
         return x._buf.dtype, x._weak
+    if isinstance(x, Tracer):
+        aval = x.aval
+        return aval.dtype, aval.weak_type
     return dtypes.dtype_and_weak(x)
 
 

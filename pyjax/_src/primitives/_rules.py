@@ -5,7 +5,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pyjax._src.backend.dispatch import apply_primitive
+from pyjax._src.backend.dispatch import apply_primitive, apply_primitive_cached
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
@@ -50,6 +50,7 @@ def make_primitive(name: str, impl: Callable, abstract_eval: Callable, *,
     prim = Primitive(name, multiple_results=multiple_results)
     prim.impl = impl
     prim.abstract_eval = abstract_eval
+    prim.eager = apply_primitive_cached  # its params are small static values
     return prim
 
 

@@ -1,6 +1,7 @@
 """dot_general: contraction with batch dimensions, the primitive behind dot, matmul, einsum."""
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -45,30 +46,38 @@ def _dot_general_abstract(x: ShapedArray, y: ShapedArray, *, dimension_numbers: 
 def _dot_general_impl(x: np.ndarray, y: np.ndarray, *, dimension_numbers: Any,
                       precision: Any = None, preferred_element_type: Any = None,
                       out_sharding: Any = None) -> np.ndarray:
+    """Batch axes first, then x's free axes, then y's: one matmul over (batch, m, k) x
+    (batch, k, n) after transposing (views) and reshaping."""
     lc, rc, lb, rb = _dims(dimension_numbers)
     if preferred_element_type is not None:
         x = x.astype(preferred_element_type, copy=False)
         y = y.astype(preferred_element_type, copy=False)
-    if not lb:
-        return np.tensordot(x, y, axes=(lc, rc))
     lfree = [i for i in range(x.ndim) if i not in lc and i not in lb]
     rfree = [i for i in range(y.ndim) if i not in rc and i not in rb]
-    xt = np.transpose(x, (*lb, *lfree, *lc))
-    yt = np.transpose(y, (*rb, *rc, *rfree))
-    bshape = xt.shape[:len(lb)]
-    m = int(np.prod(xt.shape[len(lb):len(lb) + len(lfree)], dtype=np.int64))
-    k = int(np.prod([x.shape[i] for i in lc], dtype=np.int64))
-    n = int(np.prod(yt.shape[len(rb) + len(rc):], dtype=np.int64))
-    out = np.matmul(xt.reshape(*bshape, m, k), yt.reshape(*bshape, k, n))
-    return out.reshape(*bshape, *[x.shape[i] for i in lfree], *[y.shape[i] for i in rfree])
+    xt = x.transpose(*lb, *lfree, *lc)
+    yt = y.transpose(*rb, *rc, *rfree)
+    nb = len(lb)
+    bshape = xt.shape[:nb]
+    lshape = xt.shape[nb:nb + len(lfree)]
+    rshape = yt.shape[nb + len(rc):]
+    k = math.prod(xt.shape[nb + len(lfree):])
+    if nb:
+        out = np.matmul(xt.reshape((*bshape, math.prod(lshape), k)),
+                        yt.reshape((*bshape, k, math.prod(rshape))))
+    else:
+        out = np.dot(xt.reshape((math.prod(lshape), k)), yt.reshape((k, math.prod(rshape))))
+    return out.reshape((*bshape, *lshape, *rshape))
 
 
 def _dot_general_pp(eqn: Any, context: Any) -> Any:
+    """JAX prints the dimension numbers as lists: `(([1], [0]), ([], []))`."""
     params = eqn.params
     shown = ["dimension_numbers"] + [
         p for p in ("precision", "preferred_element_type", "out_sharding")
         if params.get(p) is not None]
-    return pp_eqn_standard(eqn, context, shown)
+    (lc, rc), (lb, rb) = params["dimension_numbers"]
+    as_lists = ((list(lc), list(rc)), (list(lb), list(rb)))
+    return pp_eqn_standard(eqn, context, shown, {**params, "dimension_numbers": as_lists})
 
 
 dot_general_p = make_primitive("dot_general", _dot_general_impl, _dot_general_abstract)
@@ -134,30 +143,33 @@ def _dot_general_transpose(ct: Any, x: Any, y: Any, **params: Any) -> list:
     return [None, _transpose_rhs(ct, x, y, **params)]
 
 
-def _batch_dimension_numbers(ndims: tuple[int, int], dims: tuple, dimension_numbers: Any
+def _bump(axes: Sequence[int], b: int) -> tuple:
+    """Per-example axes renumbered for an operand with a batch axis inserted at `b`."""
+    return tuple(a + 1 if a >= b else a for a in axes)
+
+
+def _free_before(axis: int, contract: Sequence[int], batch: Sequence[int]) -> int:
+    """How many free (neither contracted nor batch) per-example axes come before `axis`."""
+    return sum(1 for a in range(axis) if a not in contract and a not in batch)
+
+
+def _batch_dimension_numbers(lhs_ndim: int, dims: Sequence[int | None], dimension_numbers: Any
                              ) -> tuple[Any, int]:
     """JAX's bookkeeping: two vmapped axes become a new leading batch dimension of the
     dot_general; one becomes a free dimension of its operand.  Returns the new dimension
-    numbers and the vmapped axis of the result."""
-    lhs_ndim, _ = ndims
+    numbers and the vmapped axis of the result (`lhs_ndim`: the unbatched lhs's rank)."""
     lbd, rbd = dims
-    lc, rc, lb, rb = _dims(dimension_numbers)
-
-    def bump(axes: Sequence[int], b: int) -> tuple:
-        return tuple(a + 1 if a >= b else a for a in axes)
-
+    (lc, rc), (lb, rb) = dimension_numbers
     if lbd is not None and rbd is not None:
-        lb, rb = (lbd, *bump(lb, lbd)), (rbd, *bump(rb, rbd))
-        lc, rc = bump(lc, lbd), bump(rc, rbd)
+        lb, rb = (lbd, *_bump(lb, lbd)), (rbd, *_bump(rb, rbd))
+        lc, rc = _bump(lc, lbd), _bump(rc, rbd)
         out_dim = 0
     elif lbd is not None:
-        lhs_free = _remaining(lhs_ndim, lc, lb)  # the per-example lhs's free axes
-        out_dim = len(lb) + sum(1 for a in lhs_free if a < lbd)
-        lb, lc = bump(lb, lbd), bump(lc, lbd)
+        out_dim = len(lb) + _free_before(lbd, lc, lb)
+        lb, lc = _bump(lb, lbd), _bump(lc, lbd)
     else:
-        rhs_free = _remaining(ndims[1], rc, rb)
-        out_dim = lhs_ndim - len(lc) + sum(1 for a in rhs_free if a < rbd)
-        rb, rc = bump(rb, rbd), bump(rc, rbd)
+        out_dim = lhs_ndim - len(lc) + _free_before(rbd, rc, rb)
+        rb, rc = _bump(rb, rbd), _bump(rc, rbd)
     return ((lc, rc), (lb, rb)), out_dim
 
 
@@ -167,10 +179,10 @@ def _dot_general_batch(vals: Sequence[Any], dims: Sequence[Any], *, dimension_nu
     """One dot_general over the batched operands; the result's vmapped axis stays where the
     new dimension numbers put it."""
     x, y = vals
-    new_dims, out_dim = _batch_dimension_numbers((np.ndim(x), np.ndim(y)), tuple(dims),
-                                                 dimension_numbers)
-    out = dot_general(x, y, new_dims, precision=precision,
-                      preferred_element_type=preferred_element_type)
+    lhs_ndim = np.ndim(x) if dims[0] is None else 0  # only read when the lhs is unbatched
+    new_dims, out_dim = _batch_dimension_numbers(lhs_ndim, dims, dimension_numbers)
+    out = dot_general_p.bind(x, y, dimension_numbers=new_dims, precision=precision,
+                             preferred_element_type=preferred_element_type, out_sharding=None)
     return out, out_dim
 
 
@@ -185,12 +197,15 @@ def _register_ad_rules() -> None:
 _register_ad_rules()
 
 
+def _ints(axes: Sequence[Any]) -> tuple[int, ...]:
+    return tuple(int(i) for i in axes)
+
+
 def dot_general(lhs: Any, rhs: Any, dimension_numbers: Any, precision: Any = None,
                 preferred_element_type: Any = None, out_sharding: Any = None) -> Any:
     """General tensor contraction: ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))."""
     (lc, rc), (lb, rb) = dimension_numbers
-    dims = (([int(i) for i in lc], [int(i) for i in rc]), ([int(i) for i in lb],
-                                                           [int(i) for i in rb]))
+    dims = ((_ints(lc), _ints(rc)), (_ints(lb), _ints(rb)))  # tuples: params are hashable
     pref = None if preferred_element_type is None else dtypes.check_user_dtype(
         preferred_element_type)
     return dot_general_p.bind(lhs, rhs, dimension_numbers=dims, precision=precision,

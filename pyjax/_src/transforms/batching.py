@@ -15,6 +15,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from pyjax._src.backend.dispatch import as_operand
+from pyjax._src.core.array import Array, ArrayImpl
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.primitive import Primitive
 from pyjax._src.core.trace import Trace, Tracer, check_alive, trace_state, use_trace
@@ -30,12 +32,13 @@ not_mapped = None
 
 def move_axis(x: Any, src: int, dst: int) -> Any:
     """x with axis `src` moved to position `dst` (a transpose; nothing when equal)."""
-    from pyjax._src.primitives.shape import transpose
+    from pyjax._src.primitives.shape import transpose_p
     if src == dst:
         return x
-    perm = [i for i in range(np.ndim(x)) if i != src]
+    perm = list(range(x.ndim))
+    del perm[src]
     perm.insert(dst, src)
-    return transpose(x, perm)
+    return transpose_p.bind(x, permutation=tuple(perm))
 
 
 def broadcast_batch(x: Any, size: int, dim: int) -> Any:
@@ -114,12 +117,14 @@ class BatchTracer(Tracer):
     def aval(self) -> ShapedArray:
         """The per-example aval (computed once: shape/dtype/ndim are read often)."""
         if self._aval is None:
-            aval = abstractify(self.val)
-            if self.batch_dim is not None:
-                shape = list(aval.shape)
-                del shape[self.batch_dim]
-                aval = ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
-            self._aval = aval
+            val, d = self.val, self.batch_dim
+            if type(val) is ArrayImpl:
+                buf = val._buf
+                shape, dtype, weak = buf.shape, buf.dtype, val._weak
+            else:
+                aval = abstractify(val)
+                shape, dtype, weak = aval.shape, aval.dtype, aval.weak_type
+            self._aval = ShapedArray(shape[:d] + shape[d + 1:], dtype, weak)
         return self._aval
 
 
@@ -137,17 +142,29 @@ class BatchTrace(Trace):
         return x, None
 
     def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
-        vals, dims = zip(*(self.lift(x) for x in args)) if args else ((), ())
-        collective = getattr(prim, "batch_collective", None)
-        with use_trace(self.parent):
+        vals, dims = [], []
+        for x in args:
+            if type(x) is BatchTracer and x._trace is self:
+                vals.append(x.val)
+                dims.append(x.batch_dim)
+            else:
+                if isinstance(x, Tracer):
+                    check_alive(x)
+                vals.append(x)
+                dims.append(None)
+        collective = prim.batch_collective
+        previous, trace_state.trace = trace_state.trace, self.parent  # rules run in the parent
+        try:
             if collective is not None:
                 out, out_dim = collective(self, vals, dims, **params)
-            elif all(d is None for d in dims):
+            elif dims.count(None) == len(dims):
                 return prim.bind(*vals, **params)
             elif prim.batch is None:
                 raise NotImplementedError(f"Batching rule for '{prim.name}' not implemented")
             else:
                 out, out_dim = prim.batch(vals, dims, **params)
+        finally:
+            trace_state.trace = previous
         if prim.multiple_results:
             return [self.wrap(o, d) for o, d in zip(out, out_dim)]
         return self.wrap(out, out_dim)
@@ -160,15 +177,26 @@ def batch_flat(fun: Callable[..., Sequence[Any]], args: Sequence[Any],
                in_dims: Sequence[int | None], axis_size: int, axis_name: Any = None
                ) -> tuple[list, list]:
     """Run flat `fun` on batched `args`: outputs and their batch axes (None: unbatched)."""
-    trace = BatchTrace(trace_state.trace, axis_size, axis_name)
-    tracers = [trace.wrap(a, d) for a, d in zip(args, in_dims)]
+    previous = trace_state.trace
+    trace = BatchTrace(previous, axis_size, axis_name)
+    tracers = [a if d is None else BatchTracer(trace, a, d) for a, d in zip(args, in_dims)]
+    trace_state.trace = trace
     try:
-        with use_trace(trace):
-            outs = fun(*tracers)
-        lifted = [trace.lift(o) for o in outs]
+        outs = fun(*tracers)
     finally:
+        trace_state.trace = previous
         trace.finish()
-    return [v for v, _ in lifted], [d for _, d in lifted]
+    vals, dims = [], []
+    for o in outs:
+        if type(o) is BatchTracer and o._trace is trace:
+            vals.append(o.val)
+            dims.append(o.batch_dim)
+        else:
+            if isinstance(o, Tracer):
+                check_alive(o)
+            vals.append(o)
+            dims.append(None)
+    return vals, dims
 
 
 # ---------------------------------------------------------------------------------------------
@@ -234,23 +262,29 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
                              f"corresponding to the positional arguments passed to the "
                              f"function, but got len(in_axes)={len(in_axes)}, "
                              f"len(args)={len(args)}")
-        flat, in_tree = tree_flatten((args, kwargs))
-        if isinstance(in_axes, int) and not kwargs:  # the common case, without prefix matching
+        if isinstance(in_axes, int) and not kwargs and all(isinstance(a, Array) for a in args):
+            flat, in_tree = list(args), None  # the common case: arrays, no pytree work
             axes = [in_axes] * len(flat)
         else:
-            axes = _broadcast_prefix((in_axes, 0), (args, kwargs), "in_axes")
+            flat, in_tree = tree_flatten((args, kwargs))
+            axes = [in_axes] * len(flat) if isinstance(in_axes, int) and not kwargs else \
+                _broadcast_prefix((in_axes, 0), (args, kwargs), "in_axes")
+            flat = [x if isinstance(x, Array) else as_operand(x) for x in flat]
         dims = []
+        sizes = set()
         for x, a in zip(flat, axes):
             if a is None:
                 dims.append(None)
                 continue
-            nd = np.ndim(x)
+            shape = x.shape
+            nd = len(shape)
             if not -nd <= a < nd:
                 raise ValueError(f"vmap was requested to map its argument along axis {a}, "
                                  f"which implies that its rank should be at least {a + 1}, "
-                                 f"but is only {nd} (its shape is {np.shape(x)})")
-            dims.append(a % nd)
-        sizes = {np.shape(x)[d] for x, d in zip(flat, dims) if d is not None}
+                                 f"but is only {nd} (its shape is {shape})")
+            a %= nd
+            dims.append(a)
+            sizes.add(shape[a])
         if axis_size is not None:
             sizes.add(axis_size)
         if not sizes:
@@ -262,17 +296,25 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
         out_trees: list = []
 
         def flat_fun(*leaves: Any) -> list:
-            a, kw = tree_unflatten(in_tree, leaves)
-            out_leaves, out_tree = tree_flatten(fun(*a, **kw))
+            if in_tree is None:
+                out = fun(*leaves)
+            else:
+                a, kw = tree_unflatten(in_tree, leaves)
+                out = fun(*a, **kw)
+            if isinstance(out, Array):  # one array: no pytree work
+                out_trees.append(None)
+                return [out]
+            out_leaves, out_tree = tree_flatten(out)
             out_trees.append(out_tree)
             return out_leaves
 
-        from pyjax._src.numpy.util import as_operand
-        flat = [as_operand(x) for x in flat]
         outs, out_dims = batch_flat(flat_fun, flat, dims, size, axis_name)
         out_tree = out_trees[0]
-        targets = [out_axes] * len(outs) if isinstance(out_axes, int) else \
-            _broadcast_prefix(out_axes, tree_unflatten(out_tree, outs), "out_axes")
+        if isinstance(out_axes, int):
+            targets = [out_axes] * len(outs)
+        else:
+            tree = outs[0] if out_tree is None else tree_unflatten(out_tree, outs)
+            targets = _broadcast_prefix(out_axes, tree, "out_axes")
         results = []
         for o, d, t in zip(outs, out_dims, targets):
             if t is None:
@@ -281,12 +323,15 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
                                      f"batched on axis {d}")
                 results.append(o)
                 continue
-            nd = np.ndim(o) + (1 if d is None else 0)
+            nd = np.ndim(o) + 1 if d is None else len(o.shape)
             if not -nd <= t < nd:
                 raise ValueError(f"axis {t} is out of bounds for array of dimension {nd}")
-            t = t % nd
-            results.append(broadcast_batch(o, size, t) if d is None else move_axis(o, d, t))
-        return tree_unflatten(out_tree, results)
+            t %= nd
+            if d is None:
+                results.append(broadcast_batch(o, size, t))
+            else:
+                results.append(o if d == t else move_axis(o, d, t))
+        return results[0] if out_tree is None else tree_unflatten(out_tree, results)
 
     return vmapped
 
@@ -378,7 +423,7 @@ def _uses_axis(jaxpr: Any, name: Any) -> bool:
     for eqn in jaxpr.eqns:
         named = eqn.params.get("axis_name", ())
         named = tuple(named) if isinstance(named, (tuple, list)) else (named,)
-        if getattr(eqn.primitive, "batch_collective", None) is not None and name in named:
+        if eqn.primitive.batch_collective is not None and name in named:
             return True
         if any(_uses_axis(sub, name) for sub in jaxprs_in_params(eqn.params)):
             return True
