@@ -9,8 +9,9 @@ import os
 import sys
 
 # bench/random.py would shadow the standard library's `random` for scripts run from bench/.
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(
-    os.path.abspath(__file__))]
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
+sys.path.insert(0, os.path.dirname(_HERE))  # the repo's pyjax, also from a JAX venv
 
 import importlib.util  # noqa: E402
 import time  # noqa: E402

@@ -283,7 +283,7 @@ def rule_census() -> dict[str, list[str]]:
         if name not in NO_BATCH_RULE:
             wanted.append("batch")
         missing = [rule for rule in wanted if getattr(prim, rule, None) is None]
-        if "batch" in missing and getattr(prim, "batch_collective", None) is not None:
+        if "batch" in missing and prim.batch_collective is not None:
             missing.remove("batch")  # collectives batch through batch_collective
         if missing:
             census[name] = missing
