@@ -65,9 +65,14 @@ def measure(jax, jnp, params, x, y) -> dict[str, float]:
     xs, ys = jnp.asarray(x), jnp.asarray(y)
     g = jax.grad(make_loss(jnp))
     gj = jax.jit(g)
+    w0 = p[0][0][:, :64]
+    jac_fwd, jac_rev = jax.jacfwd(jnp.tanh), jax.jacrev(lambda v: jnp.tanh(v @ w0.T))
+    v64 = xs[0, :64]
     block = jax.block_until_ready
     return {"grad eager": ms_per_call(lambda: block(g(p, xs, ys))),
-            "grad jit": ms_per_call(lambda: block(gj(p, xs, ys)))}
+            "grad jit": ms_per_call(lambda: block(gj(p, xs, ys))),
+            "jacfwd tanh 64": ms_per_call(lambda: block(jac_fwd(v64))),
+            "jacrev 64->784": ms_per_call(lambda: block(jac_rev(v64)))}
 
 
 def main() -> None:
@@ -84,11 +89,11 @@ def main() -> None:
         import jax.numpy as jjnp
         results["jax"] = measure(jax, jjnp, params, x, y)
     names = list(results)
-    print(f"{'ms per call':14s}" + "".join(f"{n:>24s}" for n in names))
-    for row in ("grad eager", "grad jit"):
+    print(f"{'ms per call':16s}" + "".join(f"{n:>24s}" for n in names))
+    for row in ("grad eager", "grad jit", "jacfwd tanh 64", "jacrev 64->784"):
         cells = "".join(f"{results[n][row]:24.2f}" if row in results[n] else f"{'-':>24s}"
                         for n in names)
-        print(f"{row:14s}{cells}")
+        print(f"{row:16s}{cells}")
 
 
 if __name__ == "__main__":

@@ -70,6 +70,39 @@ def test_jacobians_and_hessian():
     np.testing.assert_allclose(h, np.diag(6 * np.asarray(x)), rtol=1e-5)
 
 
+@pytest.mark.parametrize("jac,fn,arg,message", [
+    (jax.jacfwd, lambda a: a * 2, np.arange(3),
+     "jacfwd requires real-valued inputs (input dtype that is a sub-dtype of np.floating), but "
+     "got int32."),
+    (jax.jacfwd, jnp.real, np.ones(2, np.complex64),
+     "jacfwd requires real-valued inputs (input dtype that is a sub-dtype of np.floating), but "
+     "got complex64."),
+    (jax.jacrev, lambda a: a * 1j, np.ones(2, np.float32),
+     "jacrev requires real-valued outputs (output dtype that is a sub-dtype of np.floating), "
+     "but got complex64."),
+])
+def test_jacobian_dtype_errors(jac, fn, arg, message):
+    with pytest.raises(TypeError) as info:
+        jac(fn)(arg)
+    assert str(info.value).startswith(message)
+
+
+def test_jacobians_holomorphic_pytrees_and_aux():
+    z = np.full(2, 1 + 1j, np.complex64)
+    for jac in (jax.jacfwd, jax.jacrev):
+        j = jac(lambda a: a * a, holomorphic=True)(z)
+        assert j.dtype == np.complex64
+        np.testing.assert_allclose(j, np.diag(2 * z))
+    x = np.array([1.0, 2.0], np.float32)
+    out, aux = jax.jacfwd(lambda a: ({"v": a * 3, "s": a.sum()}, a[0]), has_aux=True)(x)
+    np.testing.assert_allclose(out["v"], 3 * np.eye(2))
+    np.testing.assert_allclose(out["s"], np.ones(2))
+    assert float(aux) == 1.0
+    (ja, jb), aux = jax.jacrev(lambda a, b: (a * b, b), (0, 1), has_aux=True)(x, np.float32(2))
+    np.testing.assert_allclose(ja, 2 * np.eye(2))
+    np.testing.assert_allclose(jb, x)
+
+
 def test_jvp_vjp_linearize_linear_transpose():
     y, t = jax.jvp(jnp.sin, (1.0,), (2.0,))
     assert float(t) == pytest.approx(2 * np.cos(1.0), rel=1e-6)

@@ -153,6 +153,23 @@ def ad_cases(jax, jnp, lax, np, x64=False):
     add("grad_grad_tanh", grad(grad(lambda a: lax.tanh(a))), s)
     add("grad_grad_sin_mul", grad(grad(lambda a: lax.sin(a) * a)), s)
     add("grad_grad_logistic", grad(grad(lambda a: lax.logistic(a))), s)
+
+    # jacobians: one vmapped jvp/vjp over the standard basis, then unravelled
+    add("jacfwd_vec", jax.jacfwd(lambda a: jnp.sin(a) * a[0]), x)
+    add("jacrev_vec", jax.jacrev(lambda a: jnp.sin(a) * a[0]), x)
+    add("jacfwd_matrix_in", jax.jacfwd(lambda m: jnp.tanh(m) @ x), m23)
+    add("jacrev_matrix_in", jax.jacrev(lambda m: jnp.tanh(m) @ x), m23)
+    add("jacfwd_scalar_in", jax.jacfwd(lambda a: a * x), s)
+    add("jacrev_scalar_out", jax.jacrev(lambda a: jnp.sum(a ** 2)), x)
+    add("jacfwd_argnums", jax.jacfwd(lambda a, b: a * b, (0, 1)), x, s)
+    add("jacrev_argnums", jax.jacrev(lambda a, b: a * b, (0, 1)), x, s)
+    add("jacrev_pytree_out", jax.jacrev(lambda a: {"s": jnp.sum(a), "v": a * 2}), x)
+    add("jacfwd_pytree_in", jax.jacfwd(lambda d: d["a"] * d["b"][0]), {"a": x, "b": (s,)})
+    add("jacfwd_has_aux", jax.jacfwd(lambda a: (jnp.exp(a), a.sum()), has_aux=True), x)
+    add("jacrev_has_aux", jax.jacrev(lambda a: (jnp.exp(a), a.sum()), has_aux=True), x)
+    add("jacfwd_weak_scalar", jax.jacfwd(lambda a: a * 2.0), 0.5)
+    add("hessian_cube", jax.hessian(lambda a: jnp.sum(a ** 3)), x)
+    add("hessian_two_args", jax.hessian(lambda a, b: jnp.sum(a * b * b), (0, 1)), x, y)
     return cases
 
 

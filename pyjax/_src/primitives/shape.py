@@ -311,7 +311,7 @@ pad_p = make_primitive("pad", _pad_impl, _pad_abstract)
 def pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, int, int]]) -> Any:
     """Pad each axis with (low, high, interior) copies of `padding_value` (negative low/high
     crop)."""
-    config = tuple(tuple(int(v) for v in c) for c in padding_config)
+    config = tuple(tuple(c) for c in padding_config)  # NumPy ints stay, as jaxprs show them
     return pad_p.bind(operand, padding_value, padding_config=config)
 
 

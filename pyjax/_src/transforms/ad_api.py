@@ -195,6 +195,12 @@ def _check_scalar_output(name: str, out: Any, holomorphic: bool) -> None:
     if aval.shape:
         raise TypeError("Gradient only defined for scalar-output functions. Output had shape: "
                         f"{aval.shape}.")
+    _check_output_dtype(name, out, holomorphic)
+
+
+def _check_output_dtype(name: str, out: Any, holomorphic: bool) -> None:
+    """Reverse mode differentiates real outputs (complex ones only when holomorphic)."""
+    aval = abstractify(out)
     if holomorphic:
         if not dtypes.is_complex(aval.dtype):
             raise TypeError(f"{name} with holomorphic=True requires outputs with complex dtype, "
@@ -229,13 +235,17 @@ def _differentiated(name: str, fun: Callable, args: tuple, kwargs: dict, argnums
     nums, single = _split_argnums(args, argnums)
     for i in nums:
         tree_map(lambda x: _check_input_dtype(name, x, holomorphic, allow_int), args[i])
+    return nums, single, _with_args(fun, args, kwargs, nums)
 
+
+def _with_args(fun: Callable, args: tuple, kwargs: dict, nums: Sequence[int]) -> Callable:
+    """fun as a function of args[nums] only, the other arguments fixed."""
     def partial_fun(*diff: Any) -> Any:
         full = list(args)
         for i, d in zip(nums, diff):
             full[i] = d
         return fun(*full, **kwargs)
-    return nums, single, partial_fun
+    return partial_fun
 
 
 def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
@@ -275,85 +285,107 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
 # Jacobians (one jvp / vjp per basis vector until vmap lands, then they batch)
 # ---------------------------------------------------------------------------------------------
 
-def _basis(aval: Any) -> list[Any]:
-    """The standard basis of the space of `aval`-shaped arrays, each shaped like aval."""
-    size = int(np.prod(aval.shape, dtype=np.int64))
-    eye = np.eye(size, dtype=aval.dtype)
-    return [ArrayImpl(row.reshape(aval.shape), False) for row in eye]
+def _std_basis(tree: Any) -> Any:
+    """The identity over all of `tree`'s n scalars, cut into `tree`'s shape: each leaf gets
+    shape (n, *leaf.shape).  jacfwd/jacrev push all n directions through one vmap."""
+    from pyjax._src.numpy.lax_numpy import eye
+    leaves = tree_flatten(tree)[0]
+    n = sum(abstractify(x).size for x in leaves)
+    return _unravel(tree, 1, None, eye(n, dtype=dtypes.result_type(*leaves)), always_cast=True)
 
 
-def _stack_leading(parts: list, shape: tuple) -> Any:
-    """Stack per-basis results and give them the primal's shape as trailing axes."""
-    from pyjax._src.numpy.lax_numpy import reshape, stack
-    stacked = stack(parts, axis=-1) if parts else None
-    return reshape(stacked, (*np.shape(parts[0]), *shape))
+def _unravel(tree: Any, axis: int, example: Any, arr: Any, always_cast: bool = False) -> Any:
+    """`arr`'s `axis` cut into one piece per leaf of `tree`, each piece's cut axis replaced by
+    that leaf's shape and cast to the dtype of `example` (None: of the leaf).  The standard
+    basis binds its casts even when nothing changes, as JAX's does."""
+    from pyjax._src.numpy.lax_numpy import reshape, split
+    from pyjax._src.primitives.elementwise import convert_element_type_p
+    leaves, treedef = tree_flatten(tree)
+    axis %= np.ndim(arr)
+    sizes = [abstractify(x).size for x in leaves]
+    parts = split(arr, np.cumsum(sizes[:-1]), axis)
+    shape = np.shape(arr)
+    pieces = []
+    for part, leaf in zip(parts, leaves):
+        part = reshape(part, (*shape[:axis], *np.shape(leaf), *shape[axis + 1:]))
+        target = abstractify(leaf if example is None else example)
+        if dtypes.is_complex(abstractify(part).dtype) and not dtypes.is_complex(target.dtype):
+            from pyjax._src.numpy.ufuncs import real
+            part = real(part)
+        part_aval = abstractify(part)
+        if always_cast or (part_aval.dtype, part_aval.weak_type) != (target.dtype,
+                                                                    target.weak_type):
+            part = convert_element_type_p.bind(part, new_dtype=target.dtype,
+                                               weak_type=target.weak_type)
+        pieces.append(part)
+    return tree_unflatten(treedef, pieces)
+
+
+def _check_jacfwd_input(x: Any, holomorphic: bool) -> None:
+    dtype = abstractify(x).dtype
+    if holomorphic:
+        if not dtypes.is_complex(dtype):
+            raise TypeError("jacfwd with holomorphic=True requires inputs with complex dtype, "
+                            f"but got {dtypes.dtype_name(dtype)}.")
+    elif not dtypes.is_float(dtype):
+        raise TypeError("jacfwd requires real-valued inputs (input dtype that is a sub-dtype "
+                        f"of np.floating), but got {dtypes.dtype_name(dtype)}. For holomorphic "
+                        "differentiation, pass holomorphic=True. For differentiation of "
+                        "non-holomorphic functions involving complex inputs or integer "
+                        "inputs, use jax.jvp directly.")
+
+
+def _check_jacfwd_output(y: Any, holomorphic: bool) -> None:
+    dtype = abstractify(y).dtype
+    if holomorphic and not dtypes.is_complex(dtype):
+        raise TypeError("jacfwd with holomorphic=True requires outputs with complex dtype, "
+                        f"but got {dtypes.dtype_name(dtype)}.")
 
 
 def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
            holomorphic: bool = False) -> Callable:
-    """The Jacobian of `fun` by forward mode (a jvp per input direction)."""
+    """The Jacobian of `fun` by forward mode: one jvp, vmapped over the input basis."""
+    from pyjax._src.transforms.batching import vmap
+
     @functools.wraps(fun)
     def jac_f(*args: Any, **kwargs: Any) -> Any:
-        nums, single, partial_fun = _differentiated("jacfwd", fun, args, kwargs, argnums,
-                                                    holomorphic, False)
-
+        nums, single = _split_argnums(args, argnums)
         diff_args = tuple(args[i] for i in nums)
-        flat_in, in_tree = tree_flatten(diff_args)
-        columns: list[list] = []
-        aux = None
-        for k, x in enumerate(flat_in):
-            per_input = []
-            for direction in _basis(abstractify(x)):
-                tangents = [direction if j == k else zeros_like_aval(abstractify(y))
-                            for j, y in enumerate(flat_in)]
-                result = jvp(partial_fun, diff_args, tree_unflatten(in_tree, tangents),
-                             has_aux=has_aux)
-                out, out_dot = result[0], result[1]
-                aux = result[2] if has_aux else None
-                per_input.append(out_dot)
-            columns.append(per_input)
-        out_leaves, out_tree = tree_flatten(out)
-        jac_leaves = []
-        for j, _ in enumerate(out_leaves):
-            per_arg = [_stack_leading([tree_flatten(d)[0][j] for d in col],
-                                      abstractify(x).shape)
-                       for col, x in zip(columns, flat_in)]
-            jac_leaves.append(tree_unflatten(in_tree, per_arg))
-        jac = tree_unflatten(out_tree, [j[0] if single else j for j in jac_leaves])
-        return (jac, aux) if has_aux else jac
+        tree_map(lambda x: _check_jacfwd_input(x, holomorphic), diff_args)
+        partial_fun = _with_args(fun, args, kwargs, nums)
+
+        def push_forward(basis: Any) -> tuple:
+            return jvp(partial_fun, diff_args, basis, has_aux=has_aux)
+
+        out_axes = (None, -1, None) if has_aux else (None, -1)
+        y, jac, *aux = vmap(push_forward, out_axes=out_axes)(_std_basis(diff_args))
+        tree_map(lambda o: _check_jacfwd_output(o, holomorphic), y)
+        example = diff_args[0] if single else diff_args
+        jac_tree = tree_map(lambda o, j: _unravel(example, -1, o, j), y, jac)
+        return (jac_tree, *aux) if has_aux else jac_tree
 
     return jac_f
 
 
 def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
            holomorphic: bool = False, allow_int: bool = False) -> Callable:
-    """The Jacobian of `fun` by reverse mode (a vjp per output direction)."""
+    """The Jacobian of `fun` by reverse mode: one vjp, vmapped over the output basis."""
+    from pyjax._src.transforms.batching import vmap
+    from pyjax._src.tree_util import tree_transpose
+
     @functools.wraps(fun)
     def jac_f(*args: Any, **kwargs: Any) -> Any:
         nums, single, partial_fun = _differentiated("jacrev", fun, args, kwargs, argnums,
                                                     holomorphic, allow_int)
-
-        result = _vjp_flat(partial_fun, [args[i] for i in nums], has_aux)
-        out, vjp_fun = result[0], result[1]
-        out_leaves, out_tree = tree_flatten(out)
-        jac_leaves = []
-        for j, o in enumerate(out_leaves):
-            rows = []
-            for direction in _basis(abstractify(o)):
-                cts = [direction if m == j else zeros_like_aval(abstractify(q))
-                       for m, q in enumerate(out_leaves)]
-                rows.append(vjp_fun(tree_unflatten(out_tree, cts)))
-            in_leaves, in_tree = tree_flatten(rows[0])
-            per_arg = []
-            for k in range(len(in_leaves)):
-                from pyjax._src.numpy.lax_numpy import reshape, stack
-                stacked = stack([tree_flatten(r)[0][k] for r in rows])
-                per_arg.append(reshape(stacked, (*abstractify(o).shape,
-                                                 *np.shape(in_leaves[k]))))
-            grads = tree_unflatten(in_tree, per_arg)
-            jac_leaves.append(grads[0] if single else tuple(grads))
-        jac = tree_unflatten(out_tree, jac_leaves)
-        return (jac, result[2]) if has_aux else jac
+        diff_args = [args[i] for i in nums]
+        y, pullback, *aux = _vjp_flat(partial_fun, diff_args, has_aux)
+        tree_map(lambda o: _check_output_dtype("jacrev", o, holomorphic), y)
+        jac = vmap(pullback)(_std_basis(y))
+        jac = jac[0] if single else jac
+        example = diff_args[0] if single else tuple(diff_args)
+        jac_tree = tree_map(lambda x, j: _unravel(y, 0, x, j), example, jac)
+        jac_tree = tree_transpose(tree_structure(example), tree_structure(y), jac_tree)
+        return (jac_tree, *aux) if has_aux else jac_tree
 
     return jac_f
 
