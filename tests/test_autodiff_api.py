@@ -145,3 +145,15 @@ def test_grad_through_nested_jit_and_checkpoint_closures():
     np.testing.assert_allclose(g, 2 * np.arange(3.0))
     g = jax.grad(jax.jit(lambda v: (jnp.cumsum(v) * v).sum()))(x)
     np.testing.assert_allclose(g, [3.0, 4.0, 5.0])
+
+
+def test_logaddexp_derivative_is_finite_at_infinity():
+    """jnp.logaddexp is a custom_jvp function, as in JAX: exp(x - out) with infinities replaced,
+    so d/dx at (inf, inf) is 1 where differentiating the primal formula gives nan."""
+    x = np.array([0.5, -np.inf, np.inf, 3.0, 100.0], np.float32)
+    y = np.array([1.5, -np.inf, np.inf, np.nan, -100.0], np.float32)
+    gx, gy = jax.vmap(jax.grad(jnp.logaddexp, (0, 1)))(x, y)
+    np.testing.assert_allclose(gx, [0.2689414, np.nan, 1, np.nan, 1], rtol=1e-6)
+    np.testing.assert_allclose(gy, [0.7310586, np.nan, 1, np.nan, 0], rtol=1e-6)
+    gx2, _ = jax.vmap(jax.grad(jnp.logaddexp2, (0, 1)))(x, y)
+    np.testing.assert_allclose(gx2, [1 / 3, np.nan, 1, np.nan, 1], rtol=1e-6)

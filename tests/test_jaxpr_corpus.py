@@ -26,13 +26,12 @@ RECORDS = {(r["name"], r["x64"]): r
 
 #: case name -> why it waits for a later issue
 LATER = {
-    "binary_logaddexp": "needs custom_jvp (issue 4): JAX's logaddexp is a custom_jvp_call",
     "lax_cond": "needs lax.cond (control flow issue)",
     "lax_fori_loop": "needs lax.fori_loop (control flow issue)",
     "lax_while_loop": "needs lax.while_loop (control flow issue)",
     "lax_scan": "needs lax.scan (control flow issue)",
 }
-LATER_PREFIXES = {"vmap_": "needs vmap (issue 5)"}
+LATER_PREFIXES: dict[str, str] = {}
 
 #: cases owned by the indexing layer besides the index_* / at_* groups
 INDEXING_CASES = {"lax_dynamic_slice", "lax_dynamic_slice_const_idx", "lax_dynamic_update_slice",

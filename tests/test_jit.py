@@ -181,3 +181,16 @@ def test_checker_rejects_an_ill_typed_equation():
     closed.jaxpr.outvars[0] = eqn.outvars[0]
     with pytest.raises(jax.errors.JaxprTypeError, match="sin"):
         check_jaxpr(closed.jaxpr)
+
+
+def test_compiled_code_computes_nan_and_inf_silently():
+    """JAX warns about nothing when inf - inf or log(-1) runs under jit; neither does pyjax's
+    generated code (checked in a fresh interpreter, where no warning has been shown yet)."""
+    import subprocess
+    import sys
+    code = ("import numpy as np, pyjax as jax, pyjax.numpy as jnp\n"
+            "x = jnp.array([np.inf, -1.0], jnp.float32)\n"
+            "print(jax.jit(lambda a: (a - a, jnp.log(a), a / 0))(x))\n")
+    run = subprocess.run([sys.executable, "-W", "default", "-c", code], capture_output=True,
+                         text=True, check=True)
+    assert "Warning" not in run.stderr, run.stderr

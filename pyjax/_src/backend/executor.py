@@ -25,7 +25,9 @@ def compile_jaxpr(closed: ClosedJaxpr) -> Callable[[Sequence[np.ndarray]], list]
 def _generate(closed: ClosedJaxpr) -> Callable[[Sequence[np.ndarray]], list]:
     jaxpr = closed.jaxpr
     names: dict[Any, str] = {}
-    namespace: dict[str, Any] = {}
+    # the module name puts NumPy's RuntimeWarnings from generated code under pyjax's filter
+    # (JAX computes inf - inf or log(-1) silently)
+    namespace: dict[str, Any] = {"__name__": __name__ + ".generated"}
 
     def bind_global(value: Any) -> str:
         name = f"g{len(namespace)}"

@@ -350,42 +350,16 @@ def power(x1: Any, x2: Any, /) -> Any:
 pow = power  # noqa: A001
 
 
-@staged_as_jit
 def logaddexp(x1: Any, x2: Any, /) -> Any:
     """log(exp(x1) + exp(x2)) without overflow."""
-    x1, x2 = promote_args_inexact("logaddexp", x1, x2)
-    amax = lax.max(x1, x2)
-    if _is_float(x1):
-        delta = lax.sub(x1, x2)
-        return lax.select(lax.ne(delta, delta), lax.add(x1, x2),
-                          lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta))))))
-    delta = lax.sub(lax.add(x1, x2), lax.mul(amax, _lax_const(amax, 2)))
-    out = lax.add(amax, lax.log1p(lax.exp(delta)))
-    return lax.complex(lax.real(out), _wrap_between(lax.imag(out), np.pi))
+    from pyjax._src.numpy import lax_other
+    return lax_other.logaddexp(*promote_args_inexact("logaddexp", x1, x2))
 
 
-@staged_as_jit
 def logaddexp2(x1: Any, x2: Any, /) -> Any:
     """log2(exp2(x1) + exp2(x2)) without overflow."""
-    x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
-    amax = lax.max(x1, x2)
-    invln2 = _lax_const(amax, 1 / np.log(2))
-    if _is_float(x1):
-        delta = lax.sub(x1, x2)
-        return lax.select(lax.ne(delta, delta), lax.add(x1, x2),
-                          lax.add(amax, lax.mul(invln2, lax.log1p(lax.exp2(
-                              lax.neg(lax.abs(delta)))))))
-    delta = lax.sub(lax.add(x1, x2), lax.mul(amax, _lax_const(amax, 2)))
-    out = lax.add(amax, lax.mul(invln2, lax.log1p(lax.exp2(delta))))
-    return lax.complex(lax.real(out), _wrap_between(lax.imag(out), np.pi / np.log(2)))
-
-
-def _wrap_between(x: Any, bound: float) -> Any:
-    """x shifted by multiples of 2*bound into [-bound, bound]."""
-    a, two_a, zero = _lax_const(x, bound), _lax_const(x, 2 * bound), _lax_const(x, 0)
-    rem = lax.rem(lax.add(x, a), two_a)
-    rem = lax.select(lax.lt(rem, zero), lax.add(rem, two_a), rem)
-    return lax.sub(rem, a)
+    from pyjax._src.numpy import lax_other
+    return lax_other.logaddexp2(*promote_args_inexact("logaddexp2", x1, x2))
 
 
 def negative(x: Any, /) -> Any:
