@@ -31,8 +31,6 @@ FMA_SENSITIVE = {"uniform range", "uniform array range"}
 
 #: Recorded jaxprs pyjax does not print identically yet, and why.
 JAXPR_DIFFERENCES = {
-    "randint": "JAX shares one `clip` sub-jaxpr between the bound clips (all-weak arguments); "
-               "pyjax traces the top-of-range clip with a strong argument, adding converts",
     "poisson": "JAX's samplers are while loops; pyjax has no loop primitive yet and binds "
                "random_poisson",
 }

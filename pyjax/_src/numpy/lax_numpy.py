@@ -671,7 +671,7 @@ def astype(x: Any, dtype: Any, /, *, copy: bool = False, device: Any = None) -> 
     dtype = dtypes.default_float_dtype() if dtype is None else \
         dtypes.check_user_dtype(dtype, "astype")
     if dtypes.is_complex(np.dtype(x.dtype)) and dtype == dtypes.bool_:
-        x = x != ufuncs._lax_const(x, 0)
+        x = x != util.lax_const(x, 0)
     result = util.convert(x, dtype, False)
     return lax_extra.array_copy(result) if copy else result
 

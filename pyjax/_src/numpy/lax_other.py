@@ -7,21 +7,17 @@ from typing import Any
 import numpy as np
 
 from pyjax._src.core import dtypes
+from pyjax._src.numpy.util import lax_const
 from pyjax._src.primitives import elementwise as lax
 from pyjax._src.primitives.extra import full_like
 from pyjax._src.transforms.custom_derivatives import custom_jvp
 
 
-def _const(x: Any, value: Any) -> Any:
-    from pyjax._src.numpy.ufuncs import _lax_const
-    return _lax_const(x, value)
-
-
 def _wrap_between(x: Any, bound: float) -> Any:
     """x shifted by multiples of 2*bound into [-bound, bound]."""
-    a, two_a = _const(x, bound), _const(x, 2 * bound)
+    a, two_a = lax_const(x, bound), lax_const(x, 2 * bound)
     rem = lax.rem(lax.add(x, a), two_a)
-    rem = lax.select(lax.lt(rem, _const(x, 0)), lax.add(rem, two_a), rem)
+    rem = lax.select(lax.lt(rem, lax_const(x, 0)), lax.add(rem, two_a), rem)
     return lax.sub(rem, a)
 
 
@@ -33,14 +29,14 @@ def _log_add_exp(x1: Any, x2: Any, exp: Any, scale: float, name: str) -> Any:
     amax = lax.max(x1, x2)
 
     def scaled(v: Any) -> Any:
-        return v if scale is None else lax.mul(_const(amax, scale), v)
+        return v if scale is None else lax.mul(lax_const(amax, scale), v)
 
     if dtypes.is_float(dtype):
         delta = lax.sub(x1, x2)
         return lax.select(lax.ne(delta, delta),  # NaNs, or infinities of one sign
                           lax.add(x1, x2),
                           lax.add(amax, scaled(lax.log1p(exp(lax.neg(lax.abs(delta)))))))
-    delta = lax.sub(lax.add(x1, x2), lax.mul(amax, _const(amax, 2)))
+    delta = lax.sub(lax.add(x1, x2), lax.mul(amax, lax_const(amax, 2)))
     out = lax.add(amax, scaled(lax.log1p(exp(delta))))
     period = np.pi if scale is None else np.pi / np.log(2)
     return lax.complex(lax.real(out), _wrap_between(lax.imag(out), period))
@@ -49,7 +45,7 @@ def _log_add_exp(x1: Any, x2: Any, exp: Any, scale: float, name: str) -> Any:
 def _replace_inf(x: Any) -> Any:
     """x with +inf (in the real part) replaced by 0, so inf - inf never makes a NaN."""
     re_x = lax.real(x) if dtypes.is_complex(np.dtype(x.dtype)) else x
-    return lax.select(lax.eq(re_x, _const(re_x, float("inf"))), full_like(x, 0), x)
+    return lax.select(lax.eq(re_x, lax_const(re_x, float("inf"))), full_like(x, 0), x)
 
 
 @custom_jvp

@@ -13,7 +13,7 @@ import numpy as np
 
 from pyjax._src.core import dtypes
 from pyjax._src.numpy import util
-from pyjax._src.numpy.ufuncs import _lax_const
+from pyjax._src.numpy.util import lax_const
 from pyjax._src.numpy.util import check_arraylike, promote_dtypes_numeric, staged_as_jit
 from pyjax._src.primitives import elementwise as lax
 from pyjax._src.primitives import extra as lax_extra
@@ -360,7 +360,7 @@ def ptp(a: Any, axis: Axis = None, out: Any = None, keepdims: bool = False) -> A
 def count_nonzero(a: Any, axis: Axis = None, keepdims: bool = False) -> Any:
     """How many elements over `axis` are not zero."""
     a = _ensure("count_nonzero", a)
-    return sum(lax.ne(a, _lax_const(a, 0)), axis=axis, dtype=dtypes.default_int_dtype(), keepdims=keepdims)
+    return sum(lax.ne(a, lax_const(a, 0)), axis=axis, dtype=dtypes.default_int_dtype(), keepdims=keepdims)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -415,7 +415,7 @@ def _cumulative_reduction(name: str, reduction: Callable, a: Any, axis: int | No
     axis = util.canonicalize_axis(axis, np.ndim(a))
     if fill_nan:
         from pyjax._src.numpy.ufuncs import _where
-        a = _where(lax.ne(a, a), _lax_const(a, fill_value), a)
+        a = _where(lax.ne(a, a), lax_const(a, fill_value), a)
     if dtype is None:
         result_type = computation_type = np.dtype(a.dtype)
         if result_type == dtypes.bool_:

@@ -16,8 +16,8 @@ from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.trace import Tracer
 from pyjax._src.numpy import util
 from pyjax._src.numpy.util import (
-    check_arraylike, promote_args, promote_args_inexact, promote_args_numeric, promote_dtypes,
-    promote_dtypes_inexact, promote_dtypes_numeric, staged_as_jit)
+    check_arraylike, lax_const, promote_args, promote_args_inexact, promote_args_numeric,
+    promote_dtypes, promote_dtypes_inexact, promote_dtypes_numeric, staged_as_jit)
 from pyjax._src.primitives import elementwise as lax
 from pyjax._src.primitives import extra as lax_extra
 
@@ -35,21 +35,6 @@ def _constant_like(x: Any, value: Any) -> ArrayImpl:
     return ArrayImpl(np.array(value, _dtype(x)), False)
 
 
-_PY_SCALAR_OF_KIND = {"b": bool, "i": int, "u": int, "f": float, "V": float, "c": complex}
-
-
-def _lax_const(x: Any, value: Any) -> Any:
-    """A constant of x's dtype, as lax._const makes it: a Python scalar (so weak) when x is a
-    weak scalar and the scalar's default dtype is x's, else a strong constant."""
-    dtype = _dtype(x)
-    if np.ndim(x) == 0 and getattr(x, "weak_type", False):
-        scalar = _PY_SCALAR_OF_KIND[dtype.kind](value)
-        if dtypes.dtype_and_weak(scalar)[0] == dtype:
-            return scalar
-        return np.array(scalar, dtype)
-    return _constant_like(x, value)
-
-
 def _zero(x: Any) -> Any:
     """Scalar 0 of x's dtype and weak type."""
     return lax_extra.full_like(x, 0, shape=())
@@ -61,7 +46,7 @@ def _ones(x: Any) -> Any:
 
 
 def _to_bool(x: Any) -> Any:
-    return x if _dtype(x) == dtypes.bool_ else lax.ne(x, _lax_const(x, 0))
+    return x if _dtype(x) == dtypes.bool_ else lax.ne(x, lax_const(x, 0))
 
 
 def _is_bool(x: Any) -> bool:
@@ -430,7 +415,7 @@ def trunc(x: Any) -> Any:
     x = _ensure("trunc", x)
     if _is_int(x) or _is_bool(x):
         return x
-    return where(lax.lt(x, _lax_const(x, 0)), ceil(x), floor(x))
+    return where(lax.lt(x, lax_const(x, 0)), ceil(x), floor(x))
 
 
 @staged_as_jit
@@ -450,7 +435,7 @@ def _round_float(x: Any, decimals: int) -> Any:
         return lax.round(x, 1)
     if dtype == dtypes.float16:
         x = lax.convert_element_type(x, dtypes.float32)
-    factor = _lax_const(x, 10 ** decimals)
+    factor = lax_const(x, 10 ** decimals)
     out = lax.div(lax.round(lax.mul(x, factor), 1), factor)
     return lax.convert_element_type(out, dtype) if dtype == dtypes.float16 else out
 
@@ -510,13 +495,13 @@ def log10(x: Any, /) -> Any:
 def deg2rad(x: Any, /) -> Any:
     """Degrees to radians."""
     (x,) = promote_args_inexact("deg2rad", x)
-    return lax.mul(x, _lax_const(x, np.pi / 180))
+    return lax.mul(x, lax_const(x, np.pi / 180))
 
 
 def rad2deg(x: Any, /) -> Any:
     """Radians to degrees."""
     (x,) = promote_args_inexact("rad2deg", x)
-    return lax.mul(x, _lax_const(x, 180 / np.pi))
+    return lax.mul(x, lax_const(x, 180 / np.pi))
 
 
 def radians(x: Any, /) -> Any:
@@ -541,16 +526,16 @@ def hypot(x1: Any, x2: Any, /) -> Any:
     x1, x2 = maximum(x1, x2), minimum(x1, x2)
     x = _where(x1 == 0, x1, x1 * lax.sqrt(1 + lax.square(
         lax.div(x2, _where(x1 == 0, _ones(x1), x1)))))
-    return _where(idx_inf, _lax_const(x, np.inf), x)
+    return _where(idx_inf, lax_const(x, np.inf), x)
 
 
 @staged_as_jit
 def sinc(x: Any, /) -> Any:
     """sin(pi x) / (pi x), with sinc(0) = 1."""
     (x,) = promote_dtypes_inexact(_ensure("sinc", x))
-    eq_zero = lax.eq(x, _lax_const(x, 0))
-    pi_x = lax.mul(_lax_const(x, np.pi), x)
-    safe_pi_x = _where(eq_zero, _lax_const(x, 1), pi_x)
+    eq_zero = lax.eq(x, lax_const(x, 0))
+    pi_x = lax.mul(lax_const(x, np.pi), x)
+    safe_pi_x = _where(eq_zero, lax_const(x, 1), pi_x)
     return _where(eq_zero, _ones(pi_x), lax.div(lax.sin(safe_pi_x), safe_pi_x))
 
 
@@ -731,7 +716,7 @@ def spacing(x: Any, /) -> Any:
     (arr,) = promote_args_inexact("spacing", x)
     if _is_complex(arr):
         raise ValueError("jnp.spacing is not defined for complex inputs.")
-    inf = _lax_const(arr, np.inf)
+    inf = lax_const(arr, np.inf)
     if _dtype(arr) == dtypes.float16:
         return lax.nextafter(arr, inf) - arr
     result = lax.nextafter(arr, copysign(inf, arr)) - arr
@@ -744,9 +729,9 @@ def heaviside(x1: Any, x2: Any, /) -> Any:
     """0 where x1 < 0, 1 where x1 > 0, x2 where x1 == 0."""
     check_arraylike("heaviside", x1, x2)
     x1, x2 = promote_dtypes_inexact(x1, x2)
-    zero = _lax_const(x1, 0)
+    zero = lax_const(x1, 0)
     return _where(lax.lt(x1, zero), zero,
-                  _where(lax.gt(x1, zero), _lax_const(x1, 1), _where(lax.ne(x1, x1), x1, x2)))
+                  _where(lax.gt(x1, zero), lax_const(x1, 1), _where(lax.ne(x1, x1), x1, x2)))
 
 
 @staged_as_jit

@@ -167,3 +167,18 @@ def staged_as_jit(fun: Callable | None = None, *, static_argnames: Sequence[str]
         return jitted(*args, **kwargs)
 
     return wrapper
+
+
+_PY_SCALAR_OF_KIND = {"b": bool, "i": int, "u": int, "f": float, "V": float, "c": complex}
+
+
+def lax_const(x: Any, value: Any) -> Any:
+    """A constant of x's dtype, as lax._const makes it: a Python scalar (so weak) when x is a
+    weak scalar and the scalar's default dtype is x's, else a strong constant."""
+    dtype = np.dtype(x.dtype)
+    if np.ndim(x) == 0 and getattr(x, "weak_type", False):
+        scalar = _PY_SCALAR_OF_KIND[dtype.kind](value)
+        if dtypes.dtype_and_weak(scalar)[0] == dtype:
+            return scalar
+        return np.array(scalar, dtype)
+    return ArrayImpl(np.array(value, dtype), False)

@@ -29,9 +29,10 @@ Shape = tuple[int, ...]
 
 def _convert_and_clip_integer(val: Any, dtype: np.dtype) -> Any:
     """An integer array converted to `dtype`, clipped to its range instead of wrapping."""
+    from pyjax._src.numpy.util import lax_const
     info, val_info = dtypes.iinfo(dtype), dtypes.iinfo(val.dtype)
-    lo = max(int(info.min), int(val_info.min))  # Python ints (weak), as JAX passes them
-    hi = min(int(info.max), int(val_info.max))
+    lo = lax_const(val, max(int(info.min), int(val_info.min)))  # weak only when val is
+    hi = lax_const(val, min(int(info.max), int(val_info.max)))
     return jnp.clip(val, lo, hi).astype(dtype)
 
 
