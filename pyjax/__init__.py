@@ -11,12 +11,15 @@ import warnings as _warnings
 # the same inf/nan silently.  Only warnings raised from pyjax's own modules are silenced.
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"pyjax\._src\.")
 
-from pyjax._src.config import config  # noqa: F401
+from pyjax._src.config import (  # noqa: F401
+    config, default_prng_impl, disable_jit, enable_checks, enable_x64, ensure_compile_time_eval,
+    numpy_rank_promotion, threefry_partitionable)
+from pyjax._src.core.dtypes import float0  # noqa: F401
 from pyjax._src.core.array import Array  # noqa: F401
 from pyjax._src.numpy import array_methods as _array_methods  # noqa: F401  (installs methods)
 from pyjax import dtypes, errors, lax, numpy, tree, tree_util  # noqa: F401
 from pyjax._src.api import (  # noqa: F401
-    ShapeDtypeStruct, block_until_ready, device_get, device_put, eval_shape)
+    ShapeDtypeStruct, block_until_ready, clear_caches, device_get, device_put, eval_shape, typeof)
 from pyjax._src.parallel.devices import (  # noqa: F401
     default_backend, device_count, devices, local_device_count, local_devices, process_count,
     process_index)
@@ -25,7 +28,8 @@ from pyjax._src.transforms.ad_api import (  # noqa: F401
 from pyjax._src.parallel.pmap import pmap  # noqa: F401
 from pyjax._src.transforms.batching import vmap  # noqa: F401
 from pyjax._src.transforms.checkpoint import checkpoint, checkpoint_policies, remat  # noqa: F401
-from pyjax._src.transforms.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
+from pyjax._src.transforms.custom_derivatives import (  # noqa: F401
+    closure_convert, custom_jvp, custom_vjp)
 from pyjax._src.transforms.jit import jit  # noqa: F401
 from pyjax._src.transforms.staging import make_jaxpr  # noqa: F401
 from pyjax._src.alias import alias_as_jax  # noqa: F401

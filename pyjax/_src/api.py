@@ -1,5 +1,6 @@
-"""Top-level helpers that move values between host and device: device_put, device_get,
-block_until_ready (all on pytrees)."""
+"""Top-level helpers: moving values between host and device (device_put, device_get,
+block_until_ready, all on pytrees), shapes (ShapeDtypeStruct, eval_shape, typeof) and
+clear_caches."""
 from __future__ import annotations
 
 from typing import Any
@@ -69,3 +70,22 @@ def eval_shape(fun: Any, *args: Any, **kwargs: Any) -> Any:
     from pyjax._src.transforms.staging import make_jaxpr
     _, shapes = make_jaxpr(lambda *a: fun(*a, **kwargs), return_shape=True)(*args)
     return shapes
+
+
+def typeof(x: Any) -> Any:
+    """The abstract value (shape, dtype, weak type) that tracing would give `x`."""
+    from pyjax._src.transforms.staging import abstractify
+    try:
+        return abstractify(x)
+    except TypeError:
+        raise TypeError(f"Argument '{x}' of type '{type(x)}' is not a valid JAX type") from None
+
+
+def clear_caches() -> None:
+    """Forget every compiled function and cached trace (jit, batched call bodies, abstract
+    evaluation of eager ops); the next call traces and compiles again."""
+    from pyjax._src.backend import dispatch
+    from pyjax._src.transforms import batching, jit
+    jit.clear_all_caches()
+    batching.clear_batched_bodies()
+    dispatch.clear_abstract_cache()

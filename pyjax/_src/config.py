@@ -33,6 +33,7 @@ _OPTIONS: dict[str, tuple[str, Any]] = {
     "jax_threefry_partitionable": ("threefry_partitionable", True),
     "jax_enable_checks": ("enable_checks", False),
     "jax_num_cpu_devices": ("num_cpu_devices", 1),
+    "jax_eager_constant_folding": ("eager_constant_folding", False),
 }
 
 
@@ -51,7 +52,8 @@ class Config:
             attr, _ = _OPTIONS[name]
         except KeyError:
             raise AttributeError(f"Unrecognized config option: {name}") from None
-        if attr in ("x64", "disable_jit", "debug_nans", "debug_infs", "enable_checks"):
+        if attr in ("x64", "disable_jit", "debug_nans", "debug_infs", "enable_checks",
+                    "eager_constant_folding", "threefry_partitionable"):
             value = bool(value)
         object.__setattr__(self, attr, value)
 
@@ -70,3 +72,76 @@ class Config:
 
 
 config = Config()
+
+
+_NO_DEFAULT = object()
+
+
+class State:
+    """One option as JAX exposes it at top level (`jax.enable_x64`): `.value` reads it;
+    calling it gives a context manager (or decorator) that sets it for a block and restores
+    it after.  The setting is process-wide here (JAX's is per thread)."""
+
+    def __init__(self, option: str, default_context_value: Any = _NO_DEFAULT):
+        self._option = option
+        self._default_context_value = default_context_value
+        self.__name__ = option.removeprefix("jax_")
+
+    @property
+    def value(self) -> Any:
+        return config.read(self._option)
+
+    def __call__(self, new_value: Any = _NO_DEFAULT) -> "_StateContext":
+        if new_value is _NO_DEFAULT:
+            if self._default_context_value is _NO_DEFAULT:
+                raise TypeError(f"Context manager for {self.__name__} config option requires "
+                                "an argument representing the new value for the config "
+                                "option.")
+            new_value = self._default_context_value
+        return _StateContext(self._option, new_value)
+
+    def __bool__(self) -> bool:
+        raise TypeError("bool() not supported for instances of type 'State' (did you mean to "
+                        "use 'State.value' instead?)")
+
+
+class _StateContext:
+    __slots__ = ("option", "new_value", "previous")
+
+    def __init__(self, option: str, new_value: Any):
+        self.option, self.new_value = option, new_value
+
+    def __enter__(self) -> None:
+        self.previous = config.read(self.option)
+        config.update(self.option, self.new_value)
+
+    def __exit__(self, *exc_info: Any) -> None:
+        config.update(self.option, self.previous)
+
+    def __call__(self, fun: Any) -> Any:
+        import functools
+
+        @functools.wraps(fun)
+        def with_option(*args: Any, **kwargs: Any) -> Any:
+            with _StateContext(self.option, self.new_value):
+                return fun(*args, **kwargs)
+        return with_option
+
+
+# the options pyjax honours, as top-level context managers (jax.enable_x64(True): ...)
+enable_x64 = State("jax_enable_x64", True)
+enable_checks = State("jax_enable_checks", True)
+threefry_partitionable = State("jax_threefry_partitionable", True)
+default_prng_impl = State("jax_default_prng_impl")
+numpy_rank_promotion = State("jax_numpy_rank_promotion")
+
+
+def disable_jit(disable: bool = True) -> _StateContext:
+    """Context manager (or decorator) under which jit runs its function op by op, eagerly."""
+    return _StateContext("jax_disable_jit", disable)
+
+
+def ensure_compile_time_eval() -> _StateContext:
+    """Context manager under which operations on concrete values are computed while tracing,
+    even inside jit, so their results can drive Python control flow."""
+    return _StateContext("jax_eager_constant_folding", True)

@@ -114,6 +114,10 @@ _abstract_cache: dict = {}
 _ABSTRACT_CACHE_SIZE = 4096
 
 
+def clear_abstract_cache() -> None:
+    _abstract_cache.clear()
+
+
 def apply_primitive_cached(prim: Any, args: tuple, params: dict) -> Any:
     """`apply_primitive` for primitives whose params are small static values: the abstract
     rule runs once per (operand shapes, dtypes, weak flags, params)."""

@@ -6,11 +6,13 @@ staged jaxpr shows the same convert_element_type / broadcast_in_dim equations as
 from __future__ import annotations
 
 import functools
+import warnings
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from pyjax._src.backend.dispatch import as_operand  # noqa: F401 (re-exported for jnp)
+from pyjax._src.config import config
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import Array, ArrayImpl
 from pyjax._src.core.trace import Tracer, trace_state
@@ -99,6 +101,8 @@ def promote_shapes(fun_name: str, *args: Any) -> list[Any]:
     nd = max(len(s) for s in shapes)
     if all(len(s) in (0, nd) for s in shapes):
         return list(args)  # equal ranks: lax's own shape check words the error, as in JAX
+    if config.numpy_rank_promotion != "allow":
+        _rank_promotion_warning_or_error(fun_name, shapes)
     try:
         np.broadcast_shapes(*shapes)
     except ValueError:
@@ -111,6 +115,22 @@ def promote_shapes(fun_name: str, *args: Any) -> list[Any]:
                                      tuple(range(nd - len(s), nd)))
         out.append(a)
     return out
+
+
+def _rank_promotion_warning_or_error(fun_name: str, shapes: list) -> None:
+    """jax_numpy_rank_promotion='warn' or 'raise': implicit rank promotion is reported."""
+    listed = " ".join(str(tuple(s)) for s in shapes)
+    if config.numpy_rank_promotion == "warn":
+        warnings.warn(f"Following NumPy automatic rank promotion for {fun_name} on shapes "
+                      f"{listed}. Set the jax_numpy_rank_promotion config option to 'allow' to "
+                      "disable this warning; for more information, see "
+                      "https://docs.jax.dev/en/latest/rank_promotion_warning.html.",
+                      stacklevel=4)
+    elif config.numpy_rank_promotion == "raise":
+        raise ValueError(f"Operands could not be broadcast together for {fun_name} on shapes "
+                         f"{listed} and with the config option jax_numpy_rank_promotion='raise'"
+                         ". For more information, see "
+                         "https://docs.jax.dev/en/latest/rank_promotion_warning.html.")
 
 
 def promote_args(fun_name: str, *args: Any) -> list[Any]:

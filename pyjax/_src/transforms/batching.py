@@ -380,6 +380,10 @@ def match_axis(x: Any, src: int | None, dst: int | None, size: int, sum_match: b
 _batched_bodies: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
 
 
+def clear_batched_bodies() -> None:
+    _batched_bodies.clear()
+
+
 def batch_jaxpr(closed: Any, dims: Sequence[int | None], axis: Axis, front: bool = False
                 ) -> tuple[Any, list]:
     """The body of the closed jaxpr `closed` run on inputs batched at `dims`, staged as a new

@@ -382,3 +382,52 @@ class custom_vjp:  # noqa: N801 - JAX's name
                                       name=getattr(self.fun, "__name__", "custom_vjp"),
                                       symbolic_zeros=False)
         return tree_unflatten(out_tree, outs)
+
+
+# ---------------------------------------------------------------------------------------------
+# closure_convert
+# ---------------------------------------------------------------------------------------------
+
+def _maybe_perturbed(x: Any) -> bool:
+    """Whether `x` could carry a nonzero tangent (JAX's heuristic): concrete values cannot,
+    JVP tracers can unless their tangent is a symbolic zero, staged values can unless their
+    tangent space is float0 (integers, booleans)."""
+    from pyjax._src.core import dtypes
+    from pyjax._src.core.trace import Tracer
+    from pyjax._src.transforms.batching import BatchTracer
+    from pyjax._src.transforms.staging import DynamicJaxprTracer
+    if not isinstance(x, Tracer):
+        return False
+    if isinstance(x, ad.JVPTracer):
+        return type(x.tangent) is not ad.Zero or _maybe_perturbed(x.primal)
+    if isinstance(x, DynamicJaxprTracer):
+        return ad.tangent_aval(x.aval).dtype != dtypes.float0
+    if isinstance(x, BatchTracer):
+        return _maybe_perturbed(x.val)
+    return True
+
+
+def closure_convert(fun: Callable, *example_args: Any) -> tuple[Callable, list]:
+    """`fun` with the traced values it closes over (those a derivative could flow through)
+    made explicit trailing arguments: returns (converted_fun, those values), so that
+    converted_fun(*args, *values) == fun(*args).  For custom_vjp bwd functions and the like."""
+    from pyjax._src.core.jaxpr import eval_jaxpr
+    flat_args, in_tree = tree_flatten(example_args)
+    closed, out_tree = _trace_body(fun, flat_args, in_tree)
+    hoisted = [_maybe_perturbed(c) for c in closed.consts]
+    kept_consts = [c for c, h in zip(closed.consts, hoisted) if not h]
+    hoisted_consts = [c for c, h in zip(closed.consts, hoisted) if h]
+
+    def converted_fun(*args_and_consts: Any) -> Any:
+        num_args = len(args_and_consts) - len(hoisted_consts)
+        args, given = args_and_consts[:num_args], iter(args_and_consts[num_args:])
+        kept = iter(kept_consts)
+        consts = [next(given) if h else next(kept) for h in hoisted]
+        flat, tree = tree_flatten(tuple(args))
+        if tree != in_tree:
+            raise TypeError("The inputs to the closure produced by closure_convert must have "
+                            "the same Pytree structure as the example arguments passed when "
+                            f"closure_convert was called. Expected {in_tree}, but got {tree}")
+        return tree_unflatten(out_tree, eval_jaxpr(closed.jaxpr, consts, *flat))
+
+    return converted_fun, hoisted_consts

@@ -248,6 +248,12 @@ def _cache_for(fun: Callable) -> dict:
         return _strong_caches.setdefault(fun, {})
 
 
+def clear_all_caches() -> None:
+    """Empty every function's cache in place (jitted wrappers keep their dict)."""
+    for cache in [*_caches.values(), *_strong_caches.values()]:
+        cache.clear()
+
+
 def _lift_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
     """Turn constants that are tracers of outer traces into leading inputs of the jaxpr."""
     jaxpr = closed.jaxpr

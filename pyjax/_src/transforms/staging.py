@@ -140,6 +140,9 @@ class StagingTrace(Trace):
 
     # -- equations --------------------------------------------------------------------------
     def process_primitive(self, prim: Any, args: tuple, params: dict) -> Any:
+        if config.eager_constant_folding and not any(isinstance(x, Tracer) for x in args):
+            with use_trace(None):  # ensure_compile_time_eval: concrete in, concrete out
+                return prim.bind(*args, **params)
         atoms = [self.to_atom(x) for x in args]
         out = prim.abstract_eval(*[a.aval for a in atoms], **params)
         if prim.multiple_results:
