@@ -570,3 +570,26 @@ def test_diag_and_diagonal_match_numpy(k):
     np.testing.assert_array_equal(jnp.diag(jnp.asarray(a), k), np.diag(a, k))
     v = np.arange(3.0, dtype=np.float32)
     np.testing.assert_array_equal(jnp.diag(jnp.asarray(v), k), np.diag(v, k))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: jnp.ones(3, jnp.float32) * 2.0, lambda: 2 * jnp.ones(3, jnp.float32),
+    lambda: jnp.ones(3, jnp.int8) + 100, lambda: jnp.ones(3, jnp.uint8) + 200,
+    lambda: jnp.ones(3, jnp.int8) + 300, lambda: jnp.ones(3, jnp.uint8) - 1,
+    lambda: jnp.ones(3, jnp.int32) * 2.5, lambda: jnp.asarray(2.0) * jnp.ones(3, jnp.float16),
+    lambda: jnp.asarray(1.5) * 2, lambda: jnp.ones(3, jnp.complex64) * 2.0,
+    lambda: jnp.ones(3, jnp.bfloat16) * 2.0, lambda: jnp.ones(3, jnp.float32) > 0,
+])
+def test_array_with_python_scalar_matches_general_promotion(make):
+    """The fast path for `array op python_scalar` gives what the lattice path gives (values,
+    dtype, weak type); JAX wraps int8 + 300 to 45 as this does."""
+    from pyjax._src.numpy import util
+    fast = make()
+    saved = util._array_and_scalar
+    util._array_and_scalar = lambda x, y: None
+    try:
+        general = make()
+    finally:
+        util._array_and_scalar = saved
+    assert (fast.dtype, fast.weak_type) == (general.dtype, general.weak_type)
+    np.testing.assert_array_equal(fast, general)

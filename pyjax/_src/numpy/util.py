@@ -55,10 +55,43 @@ def convert(x: Any, dtype: np.dtype, weak: bool) -> Any:
     return ew.convert_element_type(x, dtype, weak)
 
 
+#: Python scalar types an array of a dtype kind absorbs without changing its type: a weak
+#: scalar takes the array's dtype (int into ints, int or float into floats)
+_ABSORBED = {"i": (int,), "u": (int,), "f": (int, float), "c": (int, float, complex)}
+_INT_RANGES = {np.dtype(t): (max(int(np.iinfo(t).min), -2 ** 31), min(int(np.iinfo(t).max),
+                                                                       2 ** 31 - 1))
+               for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+                         np.uint64)}
+
+
+def _array_and_scalar(x: Any, y: Any) -> list[Any] | None:
+    """The common case `array op python_scalar` (either order) promoted without the lattice:
+    a weak scalar takes the array's type.  None when it is not that case."""
+    if type(x) is ArrayImpl:
+        arr, scalar, first = x, y, True
+    elif type(y) is ArrayImpl:
+        arr, scalar, first = y, x, False
+    else:
+        return None
+    dtype = arr._buf.dtype
+    if type(scalar) not in _ABSORBED.get(dtype.kind, ()) or not isinstance(dtype, np.dtype):
+        return None
+    if type(scalar) is int:
+        lo, hi = _INT_RANGES.get(dtype, (-2 ** 31, 2 ** 31 - 1))
+        if not lo <= scalar <= hi:
+            return None  # range checks (OverflowError) live on the general path
+    converted = ArrayImpl(np.asarray(scalar, dtype), arr._weak)  # the common (dtype, weak)
+    return [arr, converted] if first else [converted, arr]
+
+
 def promote_dtypes(*args: Any) -> list[Any]:
     """Convert operands to their common (dtype, weak) on JAX's lattice."""
     if len(args) < 2:
         return [as_operand(a) for a in args]
+    if len(args) == 2:
+        fast = _array_and_scalar(*args)
+        if fast is not None:
+            return fast
     dtype, weak = dtypes.promote([_checked_type(i, a) for i, a in enumerate(args)])
     return [convert(a, dtype, weak) for a in args]
 

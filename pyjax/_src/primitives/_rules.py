@@ -55,8 +55,9 @@ def make_primitive(name: str, impl: Callable, abstract_eval: Callable, *,
 
 
 def fast_eager(kinds: tuple, weak_rule: Callable[[bool], bool] | None = None) -> Callable:
-    """Eager rule for elementwise ops: when all operands are arrays of one shape and of one
-    accepted dtype the abstract rule cannot fail, so run the impl directly (NumPy speed)."""
+    """Eager rule for elementwise ops: when all operands are arrays of one accepted dtype and
+    one shape (or rank 0, which broadcasts) the abstract rule cannot fail, so run the impl
+    directly (NumPy speed)."""
     accepted = frozenset(d for d in dtypes.supported_dtypes if dtype_kind(d) in kinds)
 
     def eager(prim: Primitive, args: tuple, params: dict) -> Any:
@@ -72,8 +73,13 @@ def fast_eager(kinds: tuple, weak_rule: Callable[[bool], bool] | None = None) ->
                 if type(a) is not ArrayImpl:
                     break
                 b = a._buf
-                if b.shape != shape or b.dtype != dtype:
+                if b.dtype != dtype:
                     break
+                if b.shape != shape:
+                    if not shape:
+                        shape = b.shape
+                    elif b.shape:
+                        break
                 bufs.append(b)
                 weak = weak and a._weak
             else:
@@ -81,6 +87,6 @@ def fast_eager(kinds: tuple, weak_rule: Callable[[bool], bool] | None = None) ->
                 if type(out) is not np.ndarray:
                     out = np.asarray(out)
                 return ArrayImpl(out, weak if weak_rule is None else weak_rule(weak))
-        return apply_primitive(prim, args, params)
+        return apply_primitive_cached(prim, args, params)
 
     return eager
