@@ -28,6 +28,9 @@ def test_config_states_set_and_restore():
     with pytest.raises(TypeError, match="Context manager for numpy_rank_promotion config option "
                                         "requires an argument"):
         jax.numpy_rank_promotion()
+    with pytest.raises(ValueError, match=r"new enum value must be in \['allow', 'warn', "
+                                         r"'raise'\], got bogus of type <class 'str'>."):
+        jax.config.update("jax_numpy_rank_promotion", "bogus")
 
 
 def test_numpy_rank_promotion_raise_and_warn():

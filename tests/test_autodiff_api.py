@@ -157,3 +157,15 @@ def test_logaddexp_derivative_is_finite_at_infinity():
     np.testing.assert_allclose(gy, [0.7310586, np.nan, 1, np.nan, 0], rtol=1e-6)
     gx2, _ = jax.vmap(jax.grad(jnp.logaddexp2, (0, 1)))(x, y)
     np.testing.assert_allclose(gx2, [1 / 3, np.nan, 1, np.nan, 1], rtol=1e-6)
+
+
+def test_jacobians_with_integer_inputs_or_outputs_are_integer_zeros():
+    """As JAX: the float0 derivative becomes zeros of the example's dtype."""
+    j = jax.jacrev(lambda a: a * 2.0, allow_int=True)(jnp.arange(3))
+    assert j.dtype == np.int32 and j.shape == (3, 3) and not np.asarray(j).any()
+    j = jax.jacfwd(lambda a: (a * 2).astype(int))(jnp.arange(3.0))
+    assert j.dtype == np.int32 and j.shape == (3, 3) and not np.asarray(j).any()
+    ja, jb = jax.jacrev(lambda a, b: a * b, (0, 1), allow_int=True)(jnp.arange(2.0),
+                                                                    jnp.arange(2))
+    np.testing.assert_array_equal(ja, [[0, 0], [0, 1]])
+    assert jb.dtype == np.int32 and not np.asarray(jb).any()

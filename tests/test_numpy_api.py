@@ -579,6 +579,8 @@ def test_diag_and_diagonal_match_numpy(k):
     lambda: jnp.ones(3, jnp.int32) * 2.5, lambda: jnp.asarray(2.0) * jnp.ones(3, jnp.float16),
     lambda: jnp.asarray(1.5) * 2, lambda: jnp.ones(3, jnp.complex64) * 2.0,
     lambda: jnp.ones(3, jnp.bfloat16) * 2.0, lambda: jnp.ones(3, jnp.float32) > 0,
+    lambda: jnp.ones(2, jnp.float16) * (1 + 2 ** -11 + 2 ** -40),  # rounds through float32
+    lambda: jnp.asarray(1.0) * 2.0, lambda: jnp.asarray(np.float16(1)) * 2.0,  # weak arrays
 ])
 def test_array_with_python_scalar_matches_general_promotion(make):
     """The fast path for `array op python_scalar` gives what the lattice path gives (values,
@@ -593,3 +595,12 @@ def test_array_with_python_scalar_matches_general_promotion(make):
         util._array_and_scalar = saved
     assert (fast.dtype, fast.weak_type) == (general.dtype, general.weak_type)
     np.testing.assert_array_equal(fast, general)
+
+
+def test_weak_array_with_python_scalar_follows_the_lattice_under_x64():
+    import pyjax
+    a, i = jnp.asarray(1.0), jnp.asarray(3)
+    with pyjax.enable_x64():
+        assert ((a * 2.0).dtype, (a * 2.0).weak_type) == (np.float64, True)
+        assert (i + 1).dtype == np.int64
+    assert float((jnp.ones(2, jnp.float16) * (1 + 2 ** -11 + 2 ** -40))[0]) == 1.0

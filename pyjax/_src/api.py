@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from pyjax._src import caches
 from pyjax._src.core.array import Array, ArrayImpl
 from pyjax._src.numpy.lax_numpy import asarray
 from pyjax._src.tree_util import tree_map
@@ -84,8 +85,4 @@ def typeof(x: Any) -> Any:
 def clear_caches() -> None:
     """Forget every compiled function and cached trace (jit, batched call bodies, abstract
     evaluation of eager ops); the next call traces and compiles again."""
-    from pyjax._src.backend import dispatch
-    from pyjax._src.transforms import batching, jit
-    jit.clear_all_caches()
-    batching.clear_batched_bodies()
-    dispatch.clear_abstract_cache()
+    caches.clear_all()

@@ -5,6 +5,7 @@ attribute lookup (`config.x64`).  `config.update(name, value)` accepts JAX's opt
 """
 from __future__ import annotations
 
+import functools
 import os
 from typing import Any
 
@@ -33,8 +34,12 @@ _OPTIONS: dict[str, tuple[str, Any]] = {
     "jax_threefry_partitionable": ("threefry_partitionable", True),
     "jax_enable_checks": ("enable_checks", False),
     "jax_num_cpu_devices": ("num_cpu_devices", 1),
-    "jax_eager_constant_folding": ("eager_constant_folding", False),
+    "eager_constant_folding": ("eager_constant_folding", False),
 }
+
+
+#: options whose value must be one of a few strings
+_ENUM_CHOICES = {"numpy_rank_promotion": ("allow", "warn", "raise")}
 
 
 class Config:
@@ -55,6 +60,10 @@ class Config:
         if attr in ("x64", "disable_jit", "debug_nans", "debug_infs", "enable_checks",
                     "eager_constant_folding", "threefry_partitionable"):
             value = bool(value)
+        choices = _ENUM_CHOICES.get(attr)
+        if choices is not None and value not in choices:
+            raise ValueError(f"new enum value must be in {list(choices)}, got {value} of type "
+                             f"{type(value)}.")
         object.__setattr__(self, attr, value)
 
     def read(self, name: str) -> Any:
@@ -119,8 +128,6 @@ class _StateContext:
         config.update(self.option, self.previous)
 
     def __call__(self, fun: Any) -> Any:
-        import functools
-
         @functools.wraps(fun)
         def with_option(*args: Any, **kwargs: Any) -> Any:
             with _StateContext(self.option, self.new_value):
@@ -144,4 +151,4 @@ def disable_jit(disable: bool = True) -> _StateContext:
 def ensure_compile_time_eval() -> _StateContext:
     """Context manager under which operations on concrete values are computed while tracing,
     even inside jit, so their results can drive Python control flow."""
-    return _StateContext("jax_eager_constant_folding", True)
+    return _StateContext("eager_constant_folding", True)

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from pyjax._src import errors
+from pyjax._src import caches, errors
 from pyjax._src.config import config
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import Array, ArrayImpl
@@ -113,9 +113,7 @@ def apply_primitive(prim: Any, args: tuple, params: dict) -> Any:
 _abstract_cache: dict = {}
 _ABSTRACT_CACHE_SIZE = 4096
 
-
-def clear_abstract_cache() -> None:
-    _abstract_cache.clear()
+caches.register(_abstract_cache.clear)
 
 
 def apply_primitive_cached(prim: Any, args: tuple, params: dict) -> Any:

@@ -11,7 +11,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from pyjax._src.backend.dispatch import as_operand  # noqa: F401 (re-exported for jnp)
+from pyjax._src.backend.dispatch import as_operand, scalar_buffer  # noqa: F401 (as_operand: re-exported)
 from pyjax._src.config import config
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import Array, ArrayImpl
@@ -55,18 +55,16 @@ def convert(x: Any, dtype: np.dtype, weak: bool) -> Any:
     return ew.convert_element_type(x, dtype, weak)
 
 
-#: Python scalar types an array of a dtype kind absorbs without changing its type: a weak
-#: scalar takes the array's dtype (int into ints, int or float into floats)
+#: Python scalar types a strong array of a dtype kind absorbs: the weak scalar takes the
+#: array's dtype (int into ints, int or float into floats, anything numeric into complex)
 _ABSORBED = {"i": (int,), "u": (int,), "f": (int, float), "c": (int, float, complex)}
-_INT_RANGES = {np.dtype(t): (max(int(np.iinfo(t).min), -2 ** 31), min(int(np.iinfo(t).max),
-                                                                       2 ** 31 - 1))
-               for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
-                         np.uint64)}
+_X64_ONLY = frozenset(map(np.dtype, ("int64", "uint64", "float64", "complex128")))
 
 
 def _array_and_scalar(x: Any, y: Any) -> list[Any] | None:
-    """The common case `array op python_scalar` (either order) promoted without the lattice:
-    a weak scalar takes the array's type.  None when it is not that case."""
+    """The common case `strong_array op python_scalar` (either order) promoted without the
+    lattice: the scalar takes the array's dtype, converted as the general path converts it
+    (through its kind's default dtype).  None when it is not that case."""
     if type(x) is ArrayImpl:
         arr, scalar, first = x, y, True
     elif type(y) is ArrayImpl:
@@ -74,13 +72,13 @@ def _array_and_scalar(x: Any, y: Any) -> list[Any] | None:
     else:
         return None
     dtype = arr._buf.dtype
-    if type(scalar) not in _ABSORBED.get(dtype.kind, ()) or not isinstance(dtype, np.dtype):
-        return None
-    if type(scalar) is int:
-        lo, hi = _INT_RANGES.get(dtype, (-2 ** 31, 2 ** 31 - 1))
-        if not lo <= scalar <= hi:
-            return None  # range checks (OverflowError) live on the general path
-    converted = ArrayImpl(np.asarray(scalar, dtype), arr._weak)  # the common (dtype, weak)
+    if arr._weak or type(scalar) not in _ABSORBED.get(dtype.kind, ()):
+        return None  # weak arrays promote through the lattice
+    if not config.x64 and dtype in _X64_ONLY:
+        return None  # an array made under x64: canonicalised on the general path
+    if type(scalar) is int and not -2 ** 31 <= scalar < 2 ** 31:
+        return None  # range checks (OverflowError) live on the general path
+    converted = ArrayImpl(scalar_buffer(scalar)[0].astype(dtype), False)
     return [arr, converted] if first else [converted, arr]
 
 

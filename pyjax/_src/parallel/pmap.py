@@ -11,6 +11,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from pyjax._src import caches
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.parallel.devices import Device, local_devices
 from pyjax._src.transforms.batching import vmap
@@ -128,6 +129,7 @@ def _leaf_axes(in_axes: Any, args: list) -> list:
 
 
 _cache_slots: dict = {}
+caches.register(_cache_slots.clear)
 
 
 def _compiled(body: Callable, in_axes: Any, out_axes: Any, name: Any, static_key: Any

@@ -16,6 +16,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
+from pyjax._src import caches
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import Jaxpr, eval_jaxpr
@@ -692,6 +693,8 @@ scatter_min = _combining_scatter(scatter_min_p, ew.min, "XLA scatter keeping the
 scatter_max = _combining_scatter(scatter_max_p, ew.max, "XLA scatter keeping the maximum.")
 
 _apply_cache: "weakref.WeakKeyDictionary[Any, Callable]" = weakref.WeakKeyDictionary()
+caches.register(_apply_cache.clear)
+caches.register(_cached_reduction_jaxpr.cache_clear)
 
 
 def scatter_apply(operand: Any, scatter_indices: Any, func: Callable[[Any], Any],

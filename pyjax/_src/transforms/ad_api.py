@@ -299,18 +299,22 @@ def _unravel(tree: Any, axis: int, example: Any, arr: Any, always_cast: bool = F
     that leaf's shape and cast to the dtype of `example` (None: of the leaf).  The standard
     basis binds its casts even when nothing changes, as JAX's does."""
     from pyjax._src.numpy.lax_numpy import reshape, split
+    from pyjax._src.numpy.ufuncs import real
     from pyjax._src.primitives.elementwise import convert_element_type_p
     leaves, treedef = tree_flatten(tree)
     axis %= np.ndim(arr)
+    shape = np.shape(arr)
+    shapes = [(*shape[:axis], *np.shape(leaf), *shape[axis + 1:]) for leaf in leaves]
+    targets = [abstractify(leaf if example is None else example) for leaf in leaves]
+    if getattr(arr, "dtype", None) == dtypes.float0:  # derivatives of or by integers: zeros
+        return tree_unflatten(treedef, [ArrayImpl(np.zeros(s, t.dtype), t.weak_type)
+                                        for s, t in zip(shapes, targets)])
     sizes = [abstractify(x).size for x in leaves]
     parts = split(arr, np.cumsum(sizes[:-1]), axis)
-    shape = np.shape(arr)
     pieces = []
-    for part, leaf in zip(parts, leaves):
-        part = reshape(part, (*shape[:axis], *np.shape(leaf), *shape[axis + 1:]))
-        target = abstractify(leaf if example is None else example)
+    for part, part_shape, target in zip(parts, shapes, targets):
+        part = reshape(part, part_shape)
         if dtypes.is_complex(abstractify(part).dtype) and not dtypes.is_complex(target.dtype):
-            from pyjax._src.numpy.ufuncs import real
             part = real(part)
         part_aval = abstractify(part)
         if always_cast or (part_aval.dtype, part_aval.weak_type) != (target.dtype,
@@ -322,6 +326,7 @@ def _unravel(tree: Any, axis: int, example: Any, arr: Any, always_cast: bool = F
 
 
 def _check_jacfwd_input(x: Any, holomorphic: bool) -> None:
+    """Forward mode pushes real (or, holomorphic, complex) basis vectors: floats only."""
     dtype = abstractify(x).dtype
     if holomorphic:
         if not dtypes.is_complex(dtype):
@@ -336,6 +341,7 @@ def _check_jacfwd_input(x: Any, holomorphic: bool) -> None:
 
 
 def _check_jacfwd_output(y: Any, holomorphic: bool) -> None:
+    """A holomorphic jacobian needs complex outputs."""
     dtype = abstractify(y).dtype
     if holomorphic and not dtypes.is_complex(dtype):
         raise TypeError("jacfwd with holomorphic=True requires outputs with complex dtype, "

@@ -15,7 +15,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from pyjax._src import caches
 from pyjax._src.backend.dispatch import as_operand
+from pyjax._src.core import dtypes
 from pyjax._src.core.array import Array, ArrayImpl
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.primitive import Primitive
@@ -45,6 +47,8 @@ def broadcast_batch(x: Any, size: int, dim: int) -> Any:
     """Unbatched x with a new batch axis of `size` at `dim`."""
     shape = list(np.shape(x))
     shape.insert(dim, size)
+    if getattr(x, "dtype", None) == dtypes.float0:  # tangents of integers: NumPy zeros
+        return np.zeros(shape, dtypes.float0)
     return _broadcast_keeping_numpy_ints(x, shape, dim)
 
 
@@ -186,17 +190,8 @@ def batch_flat(fun: Callable[..., Sequence[Any]], args: Sequence[Any],
     finally:
         trace_state.trace = previous
         trace.finish()
-    vals, dims = [], []
-    for o in outs:
-        if type(o) is BatchTracer and o._trace is trace:
-            vals.append(o.val)
-            dims.append(o.batch_dim)
-        else:
-            if isinstance(o, Tracer):
-                check_alive(o)
-            vals.append(o)
-            dims.append(None)
-    return vals, dims
+    lifted = [trace.lift(o) for o in outs]
+    return [v for v, _ in lifted], [d for _, d in lifted]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -379,9 +374,7 @@ def match_axis(x: Any, src: int | None, dst: int | None, size: int, sum_match: b
 #: shows when a printed program hoists a shared sub-jaxpr).
 _batched_bodies: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
 
-
-def clear_batched_bodies() -> None:
-    _batched_bodies.clear()
+caches.register(_batched_bodies.clear)
 
 
 def batch_jaxpr(closed: Any, dims: Sequence[int | None], axis: Axis, front: bool = False

@@ -14,6 +14,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from pyjax._src import caches
 from pyjax._src.backend.dispatch import scalar_buffer, to_buffer, wrap
 from pyjax._src.backend.executor import compile_jaxpr
 from pyjax._src.config import config
@@ -248,10 +249,13 @@ def _cache_for(fun: Callable) -> dict:
         return _strong_caches.setdefault(fun, {})
 
 
-def clear_all_caches() -> None:
+def _clear_function_caches() -> None:
     """Empty every function's cache in place (jitted wrappers keep their dict)."""
     for cache in [*_caches.values(), *_strong_caches.values()]:
         cache.clear()
+
+
+caches.register(_clear_function_caches)
 
 
 def _lift_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
