@@ -1,6 +1,7 @@
 """dot_general: contraction with batch dimensions, the primitive behind dot, matmul, einsum."""
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Sequence
 
@@ -153,8 +154,9 @@ def _free_before(axis: int, contract: Sequence[int], batch: Sequence[int]) -> in
     return sum(1 for a in range(axis) if a not in contract and a not in batch)
 
 
-def _batch_dimension_numbers(lhs_ndim: int, dims: Sequence[int | None], dimension_numbers: Any
-                             ) -> tuple[Any, int]:
+@functools.lru_cache(maxsize=1024)  # eager vmap asks the same question on every call
+def _batch_dimension_numbers(lhs_ndim: int, dims: tuple[int | None, int | None],
+                             dimension_numbers: Any) -> tuple[Any, int]:
     """JAX's bookkeeping: two vmapped axes become a new leading batch dimension of the
     dot_general; one becomes a free dimension of its operand.  Returns the new dimension
     numbers and the vmapped axis of the result (`lhs_ndim`: the unbatched lhs's rank)."""
@@ -180,7 +182,7 @@ def _dot_general_batch(vals: Sequence[Any], dims: Sequence[Any], *, dimension_nu
     new dimension numbers put it."""
     x, y = vals
     lhs_ndim = np.ndim(x) if dims[0] is None else 0  # only read when the lhs is unbatched
-    new_dims, out_dim = _batch_dimension_numbers(lhs_ndim, dims, dimension_numbers)
+    new_dims, out_dim = _batch_dimension_numbers(lhs_ndim, tuple(dims), dimension_numbers)
     out = dot_general_p.bind(x, y, dimension_numbers=new_dims, precision=precision,
                              preferred_element_type=preferred_element_type, out_sharding=None)
     return out, out_dim
