@@ -100,7 +100,11 @@ def apply_primitive(prim: Any, args: tuple, params: dict) -> Any:
         buf, weak = to_buffer(x)
         bufs.append(buf)
         avals.append(ShapedArray(buf.shape, buf.dtype, weak))
-    out_aval = prim.abstract_eval(*avals, **params)
+    return _run_impl(prim, bufs, params, prim.abstract_eval(*avals, **params))
+
+
+def _run_impl(prim: Any, bufs: list, params: dict, out_aval: Any) -> Any:
+    """The NumPy impl on `bufs`, its result(s) wrapped as Arrays of the checked aval(s)."""
     out = prim.impl(*bufs, **params)
     if prim.multiple_results:
         return [wrap(b, a) for b, a in zip(out, out_aval)]
@@ -138,7 +142,4 @@ def apply_primitive_cached(prim: Any, args: tuple, params: dict) -> Any:
         if len(_abstract_cache) >= _ABSTRACT_CACHE_SIZE:
             _abstract_cache.clear()
         _abstract_cache[key_t] = out_aval
-    out = prim.impl(*bufs, **params)
-    if prim.multiple_results:
-        return [wrap(b, a) for b, a in zip(out, out_aval)]
-    return wrap(out, out_aval)
+    return _run_impl(prim, bufs, params, out_aval)

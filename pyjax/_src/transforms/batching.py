@@ -139,6 +139,7 @@ class BatchTrace(Trace):
         self.parent, self.axis_size, self.axis_name = parent, axis_size, axis_name
 
     def lift(self, x: Any) -> tuple[Any, int | None]:
+        """(value, batch axis) of `x` as this trace sees it (None: unbatched)."""
         if isinstance(x, BatchTracer) and x._trace is self:
             return x.val, x.batch_dim
         if isinstance(x, Tracer):
@@ -147,7 +148,7 @@ class BatchTrace(Trace):
 
     def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
         vals, dims = [], []
-        for x in args:
+        for x in args:  # `lift`, inlined: this runs for every operand of every batched op
             if type(x) is BatchTracer and x._trace is self:
                 vals.append(x.val)
                 dims.append(x.batch_dim)
