@@ -36,3 +36,9 @@ from pyjax._src.transforms.staging import make_jaxpr  # noqa: F401
 from pyjax._src.alias import alias_as_jax  # noqa: F401
 from pyjax import random  # noqa: F401,E402
 from pyjax import dlpack  # noqa: F401,E402
+
+# Heavier user-facing packages load on first use (`pyjax.nn`, `pyjax.scipy`, `pyjax.debug`).
+from pyjax._src import lazy_loader as _lazy  # noqa: E402
+
+__getattr__ = _lazy.attach(__name__, ["debug", "nn", "scipy"])[0]
+del _lazy

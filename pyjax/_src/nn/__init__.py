@@ -1,0 +1,1 @@
+"""Implementations behind `pyjax.nn` (built on lax and jnp)."""

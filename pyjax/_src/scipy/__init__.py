@@ -1,0 +1,1 @@
+"""Implementations behind `pyjax.scipy` (built on lax and jnp)."""
