@@ -35,7 +35,7 @@ class Array:
 class ArrayImpl(Array):
     """A concrete array: an immutable NumPy buffer plus JAX's weak-type flag."""
 
-    __slots__ = ("_buf", "_weak", "__weakref__")
+    __slots__ = ("_buf", "_weak", "_read_only", "__weakref__")
 
     def __init__(self, buf: np.ndarray, weak: bool = False):
         self._buf = buf
@@ -75,11 +75,20 @@ class ArrayImpl(Array):
         return ShapedArray(self._buf.shape, self._buf.dtype, self._weak)
 
     # -- conversion to host values ----------------------------------------------------------
+    def _host_view(self) -> np.ndarray:
+        """The read-only view handed to NumPy, made on first use (`_read_only` starts unset so
+        that constructing an Array, on every op, costs nothing extra)."""
+        try:
+            return self._read_only
+        except AttributeError:
+            self._read_only = view = read_only_view(self._buf)
+            return view
+
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         if copy is None and dtype is None:
-            return read_only_view(self._buf)
+            return self._host_view()
         kwargs = {} if copy is None else {"copy": copy}
-        return np.asarray(read_only_view(self._buf), dtype=dtype, **kwargs)
+        return np.asarray(self._host_view(), dtype=dtype, **kwargs)
 
     def __dlpack__(self, *, stream: Any = None, max_version: tuple[int, int] | None = None,
                    dl_device: Any = None, copy: bool | None = None) -> Any:
