@@ -34,6 +34,7 @@ from pyjax._src.transforms.custom_derivatives import (  # noqa: F401
 from pyjax._src.transforms.jit import jit  # noqa: F401
 from pyjax._src.transforms.staging import make_jaxpr  # noqa: F401
 from pyjax._src.alias import alias_as_jax  # noqa: F401
+from pyjax._src.callback import pure_callback  # noqa: F401,E402
 from pyjax import random  # noqa: F401,E402
 from pyjax import dlpack  # noqa: F401,E402
 

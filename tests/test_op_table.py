@@ -53,6 +53,12 @@ NOT_DIRECTLY_CALLABLE: dict[str, tuple[str, bool]] = {
                        "compares its jaxpr with JAX's", False),
     "empty2": ("no operands: the placeholder that grad of cond stages; "
                "tests/test_control_flow_jaxprs.py prints it as JAX does", False),
+    # host callbacks (issue 12): their params hold Python functions; tests/test_debug_callbacks.py
+    # compares their output, values and jaxprs with JAX under jit, vmap and grad
+    **{name: ("host callback: takes a Python function param; tests/test_debug_callbacks.py",
+              False)
+       for name in ("debug_callback", "debug_print", "pure_callback", "io_callback",
+                    "inspect_sharding")},
     "cond": ("control flow: carries branch jaxprs", True),
     "while": ("control flow: carries cond and body jaxprs", False),
     "scan": ("control flow: carries a body jaxpr", True),

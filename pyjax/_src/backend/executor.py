@@ -46,6 +46,8 @@ def _generate(closed: ClosedJaxpr) -> Callable[[Sequence[np.ndarray]], list]:
     last_use = _last_uses(jaxpr)
     lines = [f"def run({', '.join(args)}):"]
     for i, eqn in enumerate(jaxpr.eqns):
+        if eqn.primitive.lowering is not None:  # compile-time work (inspect_array_sharding)
+            eqn.primitive.lowering(eqn)
         outs = [f"v{i}_{j}" for j in range(len(eqn.outvars))]
         names.update(zip(eqn.outvars, outs))
         impl = bind_global(eqn.primitive.impl)

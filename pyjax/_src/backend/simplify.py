@@ -14,7 +14,7 @@ import numpy as np
 from pyjax._src.backend.dispatch import to_buffer
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
-from pyjax._src.core.jaxpr import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
+from pyjax._src.core.jaxpr import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, has_effects
 
 Rewrite = tuple[list[Eqn], Any] | None
 
@@ -114,11 +114,11 @@ def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:
 
 def _drop_dead(jaxpr: Jaxpr) -> Jaxpr:
     """Remove equations whose results nobody uses (as XLA does: a primal computed inside a
-    jitted grad and never read costs nothing), keeping effectful ones."""
+    jitted grad and never read costs nothing), keeping those with effects (jaxpr.has_effects)."""
     live = {v for v in jaxpr.outvars if type(v) is Var}
     kept = []
     for eqn in reversed(jaxpr.eqns):
-        if eqn.primitive.effectful or any(v in live for v in eqn.outvars):
+        if any(v in live for v in eqn.outvars) or has_effects(eqn):
             kept.append(eqn)
             live.update(a for a in eqn.invars if type(a) is Var)
     return Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, kept[::-1])

@@ -223,6 +223,5 @@ class ArrayImpl(Array):
         return str(self._buf)
 
     def __format__(self, spec: str) -> str:
-        if not spec:
-            return str(self)
+        # as JAX: a scalar formats as its NumPy scalar, so f"{float32 0.1}" is 0.10000000149011612
         return format(self._buf[()] if self._buf.ndim == 0 else self._buf, spec)

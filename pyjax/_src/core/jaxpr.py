@@ -7,6 +7,7 @@ literals as `2.0:f32[]`, params sorted in brackets, sub-jaxprs used more than on
 from __future__ import annotations
 
 import re
+import weakref
 from collections import Counter, deque
 from typing import Any, Callable, Sequence
 
@@ -148,15 +149,35 @@ def jaxprs_in_params(params: dict) -> list[Jaxpr]:
     return found
 
 
+_effects_cache: "weakref.WeakKeyDictionary[Jaxpr, bool]" = weakref.WeakKeyDictionary()
+
+
+def jaxpr_has_effects(jaxpr: Jaxpr) -> bool:
+    """Does running `jaxpr` have effects beyond its outputs (a callback, a print), directly or
+    in a body it holds?  (Remembered per jaxpr: jaxprs do not change once built.)"""
+    found = _effects_cache.get(jaxpr)
+    if found is None:
+        found = _effects_cache[jaxpr] = any(has_effects(e) for e in jaxpr.eqns)
+    return found
+
+
+def has_effects(eqn: Eqn) -> bool:
+    """An equation that must run even when nothing reads its outputs: its primitive is
+    effectful or a body in its params (jit, cond, loops, custom rules) has effects."""
+    return eqn.primitive.effectful or any(jaxpr_has_effects(j)
+                                          for j in jaxprs_in_params(eqn.params))
+
+
 def dce(jaxpr: Jaxpr, used_outputs: Sequence[bool], prune_invars: bool = False
         ) -> tuple[Jaxpr, list[bool]]:
-    """Keep the outputs marked used and the equations they need; report which inputs are read
-    (and drop the others when `prune_invars`)."""
+    """Keep the outputs marked used and the equations they need, and every equation with
+    effects (as JAX's dce_jaxpr does); report which inputs are read (and drop the others
+    when `prune_invars`)."""
     outvars = [v for v, u in zip(jaxpr.outvars, used_outputs) if u]
     live = {v for v in outvars if type(v) is Var}
     kept = []
     for eqn in reversed(jaxpr.eqns):
-        if any(v in live for v in eqn.outvars):
+        if any(v in live for v in eqn.outvars) or has_effects(eqn):
             kept.append(eqn)
             live.update(a for a in eqn.invars if type(a) is Var)
     used_inputs = [v in live for v in jaxpr.invars]

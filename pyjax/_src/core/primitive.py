@@ -3,7 +3,8 @@
     impl(*buffers, **params)            NumPy implementation (eager and the executor)
     abstract_eval(*avals, **params)     output aval(s); raises JAX's errors for bad input
     eager(prim, args, params)           eager dispatch (default: check with abstract_eval, run impl)
-    jvp / transpose / batch / lowering  slots filled by the transformation issues
+    jvp / transpose / batch             slots filled by the transformation issues
+    lowering(eqn)                       called once when a jaxpr holding the equation is compiled
     batch_collective(trace, vals, dims, **params)  collectives: act on the vmap/pmap axis itself
     partial_eval(trace, args, params)   custom split into known/unknown (call primitives)
     pp_rule(eqn, context)               custom jaxpr printing (None: the standard form)

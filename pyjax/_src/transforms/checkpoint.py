@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, Sequence
 
-from pyjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Var
+from pyjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Var, has_effects
 from pyjax._src.core.primitive import Primitive
 from pyjax._src.core.trace import use_trace
 from pyjax._src.transforms import ad
@@ -51,13 +51,15 @@ def _jvp(primals: Sequence[Any], tangents: Sequence[Any], *, jaxpr: ClosedJaxpr,
 checkpoint_p.jvp = _jvp
 
 
-def _restrict(jaxpr: Jaxpr, invars: list, outvars: list) -> Jaxpr:
-    """The equations of `jaxpr` needed for `outvars`, given `invars` as inputs."""
+def _restrict(jaxpr: Jaxpr, invars: list, outvars: list, effects: frozenset = frozenset()
+              ) -> Jaxpr:
+    """The equations of `jaxpr` needed for `outvars`, given `invars` as inputs, and those
+    with effects whose ids are in `effects` (with what they need)."""
     provided = set(invars)
     live = {v for v in outvars if type(v) is Var}
     kept = []
     for eqn in reversed(jaxpr.eqns):
-        if any(v in live and v not in provided for v in eqn.outvars):
+        if any(v in live and v not in provided for v in eqn.outvars) or id(eqn) in effects:
             kept.append(eqn)
             live.update(a for a in eqn.invars if type(a) is Var)
     return Jaxpr(jaxpr.constvars, invars, outvars, kept[::-1])
@@ -68,23 +70,32 @@ def _partial_eval(pe: Any, args: tuple, params: dict) -> list:
     jaxpr, policy = closed.jaxpr, params["policy"]
     unknown = {v for v, a in zip(jaxpr.invars, args) if pe.is_unknown(a)}
     saved: list = []
+    # equations with effects (debug prints) run where their inputs are known and again when
+    # the body is recomputed, as JAX stages them (its _debug_partial_eval_custom)
+    effects_known, effects_all = set(), set()
     for eqn in jaxpr.eqns:
+        effectful = has_effects(eqn)
+        if effectful:
+            effects_all.add(id(eqn))
         if any(type(a) is Var and a in unknown for a in eqn.invars):
             unknown.update(eqn.outvars)
-        elif policy is not None and policy(eqn.primitive, *[a.aval for a in eqn.invars],
-                                           **eqn.params):
+            continue
+        if effectful:
+            effects_known.add(id(eqn))
+        if policy is not None and policy(eqn.primitive, *[a.aval for a in eqn.invars],
+                                         **eqn.params):
             saved.extend(eqn.outvars)
     known_in = [(v, a) for v, a in zip(jaxpr.invars, args) if not pe.is_unknown(a)]
     known_out = [v for v in jaxpr.outvars if v not in unknown]
-    known_body = ClosedJaxpr(_restrict(jaxpr, [v for v, _ in known_in], known_out + saved),
-                             closed.consts)
+    known_body = ClosedJaxpr(_restrict(jaxpr, [v for v, _ in known_in], known_out + saved,
+                                       frozenset(effects_known)), closed.consts)
     with use_trace(pe.parent):
         known_vals = checkpoint_p.bind(*[a for _, a in known_in], **{**params,
                                                                      "jaxpr": known_body})
     values = dict(zip(known_out + saved, known_vals))
     unknown_out = [v for v in jaxpr.outvars if v in unknown]
-    unknown_body = ClosedJaxpr(_restrict(jaxpr, list(jaxpr.invars) + saved, unknown_out),
-                               closed.consts)
+    unknown_body = ClosedJaxpr(_restrict(jaxpr, list(jaxpr.invars) + saved, unknown_out,
+                                         frozenset(effects_all)), closed.consts)
     staged = pe.staging.process_primitive(
         checkpoint_p, (*args, *[values[v] for v in saved]),
         {**params, "jaxpr": unknown_body, "differentiated": True}) if unknown_out else []
