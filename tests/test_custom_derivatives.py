@@ -87,3 +87,25 @@ def test_custom_vjp_nondiff_argnums():
     scale.defvjp(lambda k, x: (x * k, None), lambda k, res, ct: (ct * k * jnp.float32(2),))
     g = jax.grad(lambda x: scale(jnp.float32(3), x))(X)
     assert float(g) == 6.0
+
+
+def test_custom_rules_see_defaults_and_keywords_as_positions():
+    """As JAX's resolve_kwargs: defaults are filled in before the rules run, keywords bound to
+    positions, keyword-only arguments refused (texts and values from JAX 0.10.2)."""
+    @jax.custom_vjp
+    def g(x, y=3.):
+        return x * y
+    g.defvjp(lambda x, y: (g(x, y), (x, y)), lambda r, c: (c * r[1], c * r[0]))
+    assert float(jax.grad(g)(2.)) == 3.0
+    assert float(g(2., y=4.)) == 8.0
+    assert float(jax.grad(g, argnums=1)(2., 5.)) == 2.0
+
+    @jax.custom_jvp
+    def f(x, *, k=2.):
+        return x * k
+    f.defjvp(lambda p, t: (f(*p), t[0]))
+    with pytest.raises(TypeError, match="The input arguments to the custom_jvp-decorated "
+                       "function f could not be resolved to positional-only arguments. Binding "
+                       "failed with the error:\nThe following keyword arguments could not be "
+                       "resolved to positions: k"):
+        f(1., k=3.)

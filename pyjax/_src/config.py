@@ -36,13 +36,14 @@ _OPTIONS: dict[str, tuple[str, Any]] = {
     "jax_enable_checks": ("enable_checks", False),
     "jax_num_cpu_devices": ("num_cpu_devices", 1),
     "eager_constant_folding": ("eager_constant_folding", False),
+    "jax_softmax_custom_jvp": ("softmax_custom_jvp", False),
 }
 
 
 #: options that change the jaxpr a trace produces (so they key trace caches)
 _TRACE_OPTIONS = ("x64", "numpy_rank_promotion", "numpy_dtype_promotion",
                   "default_matmul_precision", "default_prng_impl", "threefry_partitionable",
-                  "eager_constant_folding", "debug_nans", "debug_infs")
+                  "eager_constant_folding", "debug_nans", "debug_infs", "softmax_custom_jvp")
 
 #: options whose value must be one of a few strings
 _ENUM_CHOICES = {"numpy_rank_promotion": ("allow", "warn", "raise")}

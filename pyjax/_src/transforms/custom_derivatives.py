@@ -8,6 +8,7 @@ transpose runs the user's bwd function; eagerly, the function simply runs.
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -58,12 +59,46 @@ def _merge_nondiff(nondiff: Sequence[Any], diff: Sequence[Any], nondiff_argnums:
     return out
 
 
-def _stage(fun: Callable, nondiff_argnums: Sequence[int], args: tuple, kwargs: dict
+@functools.lru_cache(maxsize=512)
+def _signature(fun: Callable) -> inspect.Signature | None:
+    try:
+        return inspect.signature(fun)
+    except (TypeError, ValueError):  # builtins without a signature
+        return None
+
+
+def resolve_kwargs(kind: str, fun: Callable, args: tuple, kwargs: dict) -> tuple:
+    """The call's arguments as one positional tuple, defaults filled in (so rules see every
+    argument, as JAX's do); keyword-only arguments cannot be resolved and raise TypeError.
+    A functools.partial's signature is opaque, as in JAX."""
+    signature = None if isinstance(fun, functools.partial) else _signature(fun)
+    try:
+        if signature is None:
+            positional, unresolved = args, list(kwargs)
+        else:
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            positional, unresolved = bound.args, [k for k in bound.kwargs if k in kwargs]
+        if unresolved:
+            raise TypeError("The following keyword arguments could not be resolved to "
+                            f"positions: {', '.join(unresolved)}")
+    except TypeError as e:
+        raise TypeError(f"The input arguments to the {kind}-decorated function {_name(fun)} "
+                        "could not be resolved to positional-only arguments. Binding failed "
+                        f"with the error:\n{e}") from e
+    return positional
+
+
+def _name(fun: Callable) -> str:
+    while isinstance(fun, functools.partial):  # JAX names a partial by what it wraps
+        fun = fun.func
+    return getattr(fun, "__name__", str(fun))
+
+
+def _stage(fun: Callable, nondiff_argnums: Sequence[int], args: tuple
            ) -> tuple[list, list, Any, ClosedJaxpr, Any]:
     """Split off the nondiff args and trace fun over the flat rest: (nondiff, flat args,
     their tree, the body's closed jaxpr, its output tree)."""
-    if kwargs:
-        raise TypeError("custom_jvp / custom_vjp functions take positional arguments only")
     nondiff, diff = _split_nondiff(args, nondiff_argnums)
 
     def body(*d: Any) -> Any:
@@ -188,10 +223,10 @@ class custom_jvp:  # noqa: N801 - JAX's name
         if self.jvp is None:
             raise AttributeError(f"No JVP defined for custom_jvp function "
                                  f"{getattr(self.fun, '__name__', self.fun)} using defjvp.")
+        args = resolve_kwargs("custom_jvp", self.fun, args, kwargs)
         if trace_state.trace is None:
-            return self.fun(*args, **kwargs)
-        nondiff, flat, in_tree, closed, out_tree = _stage(self.fun, self.nondiff_argnums, args,
-                                                          kwargs)
+            return self.fun(*args)
+        nondiff, flat, in_tree, closed, out_tree = _stage(self.fun, self.nondiff_argnums, args)
 
         jvp_name = getattr(self.jvp, "__name__", "jvp")
         primal_name = getattr(self.fun, "__name__", "custom_jvp")
@@ -447,10 +482,10 @@ class custom_vjp:  # noqa: N801 - JAX's name
         if self.fwd is None:
             raise AttributeError(f"No VJP defined for custom_vjp function "
                                  f"{getattr(self.fun, '__name__', self.fun)} using defvjp.")
+        args = resolve_kwargs("custom_vjp", self.fun, args, kwargs)
         if trace_state.trace is None:
-            return self.fun(*args, **kwargs)
-        nondiff, flat, in_tree, closed, out_tree = _stage(self.fun, self.nondiff_argnums, args,
-                                                          kwargs)
+            return self.fun(*args)
+        nondiff, flat, in_tree, closed, out_tree = _stage(self.fun, self.nondiff_argnums, args)
         res_trees: list = []
 
         def flat_fwd(primals: list) -> tuple[list, list]:
