@@ -56,3 +56,17 @@ def test_nested_vmap_and_composition_with_jit_and_grad():
     np.testing.assert_allclose(grads, 2 * np.asarray(X))
     g = jax.grad(lambda x: jnp.sum(jax.vmap(jnp.sin)(x)))(X)
     np.testing.assert_allclose(g, np.cos(np.asarray(X)), rtol=1e-6)
+
+
+def test_unmapped_arguments_reach_the_function_unconverted():
+    """in_axes=None leaves are passed through as they are (JAX 0.10.2): a Python bool stays
+    usable in Python control flow, a list stays a list."""
+    seen = []
+
+    def f(x, flag, items):
+        seen.append((type(flag), type(items)))
+        return x * (2 if flag else 3) + len(items)
+
+    out = jax.vmap(f, in_axes=(0, None, None))(jnp.arange(3.), True, [1, 2])
+    assert seen == [(bool, list)]
+    np.testing.assert_array_equal(out, [2., 4., 6.])

@@ -265,7 +265,9 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
             flat, in_tree = tree_flatten((args, kwargs))
             axes = [in_axes] * len(flat) if isinstance(in_axes, int) and not kwargs else \
                 _broadcast_prefix((in_axes, 0), (args, kwargs), "in_axes")
-            flat = [x if isinstance(x, Array) else as_operand(x) for x in flat]
+            # unmapped leaves reach `fun` as they are (a Python float stays one), as in JAX
+            flat = [x if a is None or isinstance(x, Array) else as_operand(x)
+                    for x, a in zip(flat, axes)]
         dims = []
         sizes = set()
         for x, a in zip(flat, axes):
