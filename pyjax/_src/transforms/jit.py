@@ -117,16 +117,11 @@ def _jit_partial_eval(pe: ad.PartialEvalTrace, args: tuple, params: dict) -> lis
     residuals = [args[f] if f is not None else next(computed_vals) for f in res_fwd]
     staged_outs: list = []
     if any(out_uk):
-        # residuals that are known inputs come first, in input order (JAX's layout)
-        order = sorted(range(len(res_fwd)), key=lambda i: (res_fwd[i] is None,
-                                                           res_fwd[i] or 0, i))
-        sj = staged.jaxpr
-        n_res = len(res_fwd)
-        body = ClosedJaxpr(Jaxpr(sj.constvars, [sj.invars[i] for i in order] + sj.invars[n_res:],
-                                 sj.outvars, sj.eqns), staged.consts)
-        operands = [residuals[i] for i in order] + [a for a, uk in zip(args, unknowns) if uk]
+        # residuals in the order the unknown side first reads them (forwarded known inputs
+        # included), as JAX's linearize of a jit orders its tangent jaxpr's constants
+        operands = residuals + [a for a, uk in zip(args, unknowns) if uk]
         staged_outs = pe.staging.process_primitive(jit_p, tuple(operands),
-                                                   {"jaxpr": body, "name": name})
+                                                   {"jaxpr": staged, "name": name})
     known_it, staged_it = iter(known_outs), iter(staged_outs)
     return [next(staged_it) if uk else next(known_it) for uk in out_uk]
 
