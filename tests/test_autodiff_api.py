@@ -169,3 +169,12 @@ def test_jacobians_with_integer_inputs_or_outputs_are_integer_zeros():
                                                                     jnp.arange(2))
     np.testing.assert_array_equal(ja, [[0, 0], [0, 1]])
     assert jb.dtype == np.int32 and not np.asarray(jb).any()
+
+
+def test_jvp_constants_of_weak_scalars_stay_weak():
+    """JAX's `_const` is weak for any weak scalar (not only Python scalars): the derivative of
+    lax.square at a weak 0.7 is weak, at a float32 array it is not (JAX 0.10.2)."""
+    from pyjax import lax
+    assert jax.grad(lax.square)(0.7).weak_type
+    assert jax.jvp(lambda x: 2. * lax.square(x), (0.7,), (1.0,))[1].weak_type
+    assert not jax.grad(lax.square)(jnp.float32(0.7)).weak_type

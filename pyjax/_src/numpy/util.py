@@ -226,8 +226,8 @@ _PY_SCALAR_OF_KIND = {"b": bool, "i": int, "u": int, "f": float, "V": float, "c"
 def lax_const(x: Any, value: Any) -> Any:
     """A constant of x's dtype, as lax._const makes it: a Python scalar (so weak) when x is a
     weak scalar and the scalar's default dtype is x's, else a strong constant."""
-    dtype = np.dtype(x.dtype)
-    if np.ndim(x) == 0 and getattr(x, "weak_type", False):
+    dtype, weak = dtypes.dtype_and_weak(x)
+    if weak and np.ndim(x) == 0:
         scalar = _PY_SCALAR_OF_KIND[dtype.kind](value)
         if dtypes.dtype_and_weak(scalar)[0] == dtype:
             return scalar

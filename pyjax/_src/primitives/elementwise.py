@@ -35,10 +35,18 @@ def _one(x: Any) -> ArrayImpl:
     return ArrayImpl(np.ones((), dtype), weak)
 
 
+_PY_SCALAR_OF_KIND = {"b": bool, "i": int, "u": int, "f": float, "V": float, "c": complex}
+
+
 def _const(x: Any, value: Any) -> ArrayImpl:
-    """`value` in x's dtype as a rank-0 constant, weak only when x is a Python scalar (JAX's
-    `_const`)."""
-    return ArrayImpl(np.array(value).astype(_dtype(x)), dtypes.is_python_scalar(x))
+    """`value` in x's dtype as a rank-0 constant (JAX's `_const`): weak when x is a weak scalar
+    (a Python scalar, or rank 0 and weakly typed) whose Python type defaults to x's dtype."""
+    dtype, weak = dtypes.dtype_and_weak(x)
+    if weak and np.ndim(x) == 0:
+        scalar = _PY_SCALAR_OF_KIND[dtype.kind](value)
+        if dtypes.dtype_and_weak(scalar)[0] == dtype:
+            return ArrayImpl(np.array(scalar, dtype), True)
+    return ArrayImpl(np.array(value).astype(dtype), False)
 
 
 def _full_like(x: Any, value: Any, shape: Any = None) -> Any:
@@ -271,7 +279,12 @@ def _nan_if_nan_part(fn: Callable) -> Callable:
 
 exp_p = unop("exp", _errstate(_complex_exp), _INEXACT)
 ad.defjvp2(exp_p, lambda g, ans, x: mul(g, ans))
-exp2_p = unop("exp2", _errstate(np.exp2), _INEXACT)
+def _exp2(x: np.ndarray) -> np.ndarray:
+    """XLA's exp2: exp(x * ln 2), with ln 2 rounded to x's dtype (so bfloat16 is coarse)."""
+    return _complex_exp(np.multiply(np.asarray(np.log(2), x.dtype), x))
+
+
+exp2_p = unop("exp2", _errstate(_exp2), _INEXACT)
 ad.defjvp2(exp2_p, lambda g, ans, x: mul(log(_const(x, 2)), mul(g, ans)))
 log_p = unop("log", _errstate(np.log), _INEXACT)
 ad.defjvp(log_p, lambda g, x: div(g, x))
