@@ -619,3 +619,13 @@ def test_array_equiv_broadcasts_and_prints_as_jax() -> None:
                     "    e:bool[3,2] = eq d c\n"
                     "    f:bool[] = reduce_and[axes=(0, 1)] e\n"
                     "  in (f,) }")
+
+
+def test_promote_shapes_gives_scalars_the_common_rank():
+    """With operands of two different nonzero ranks, JAX broadcasts every operand to the
+    result rank, scalars included (its broadcast_to_rank): the scalar becomes f32[1,1]."""
+    from pyjax._src.numpy.util import promote_shapes
+    out = promote_shapes("f", jnp.ones((2, 3)), jnp.ones(3), jnp.float32(1))
+    assert [o.shape for o in out] == [(2, 3), (1, 3), (1, 1)]
+    same_rank = promote_shapes("f", jnp.ones((2, 3)), jnp.float32(1))
+    assert [np.shape(o) for o in same_rank] == [(2, 3), ()]

@@ -125,7 +125,8 @@ def promote_dtypes_numeric(*args: Any) -> list[Any]:
 
 
 def promote_shapes(fun_name: str, *args: Any) -> list[Any]:
-    """Give lower-rank (non-scalar) operands leading size-1 axes, as NumPy broadcasting does."""
+    """Give lower-rank operands leading size-1 axes, as NumPy broadcasting does; when every
+    operand has one rank or is a scalar, lax's scalar promotion is left to do it (as JAX)."""
     if len(args) < 2:
         return list(args)
     shapes = [np.shape(a) for a in args]
@@ -140,8 +141,8 @@ def promote_shapes(fun_name: str, *args: Any) -> list[Any]:
         raise ValueError(f"Incompatible shapes for broadcasting: shapes="
                          f"{[tuple(s) for s in shapes]}") from None
     out = []
-    for a, s in zip(args, shapes):
-        if 0 < len(s) < nd:
+    for a, s in zip(args, shapes):  # scalars too, as JAX's broadcast_to_rank does
+        if len(s) < nd:
             a = shp.broadcast_in_dim(a, (1,) * (nd - len(s)) + tuple(s),
                                      tuple(range(nd - len(s), nd)))
         out.append(a)
