@@ -194,3 +194,14 @@ def test_compiled_code_computes_nan_and_inf_silently():
     run = subprocess.run([sys.executable, "-W", "default", "-c", code], capture_output=True,
                          text=True, check=True)
     assert "Warning" not in run.stderr, run.stderr
+
+
+def test_inline_jit_stages_its_body_in_place():
+    """jit(inline=True) traced inside another trace leaves no jit equation, and converts of
+    constant operands fold while inlining (JAX 0.10.2's inline_jaxpr_into_trace)."""
+    f = jax.jit(lambda x, y: jnp.sin(x) * y + 2.0, inline=True)
+    text = str(jax.make_jaxpr(jax.vmap(lambda x: f(x, 2)))(jnp.ones(3)))
+    assert "jit" not in text and "convert_element_type" not in text
+    assert "mul b 2.0:f32[]" in text
+    np.testing.assert_allclose(f(1.0, 2.0), np.sin(1.0) * 2 + 2, rtol=1e-6)
+    assert float(jax.grad(lambda x: f(x, x))(1.0)) == pytest.approx(np.cos(1) + np.sin(1))

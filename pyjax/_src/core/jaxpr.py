@@ -121,8 +121,11 @@ class ClosedJaxpr:
         return str(self.jaxpr)
 
 
-def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
-    """Run `jaxpr` by binding each equation's primitive: works under any current trace."""
+def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any, fold: bool = False
+               ) -> list[Any]:
+    """Run `jaxpr` by binding each equation's primitive: works under any current trace.
+    With `fold` (inlining into a trace), primitives with a `const_fold` rule fold constant
+    operands instead of staging an equation, as JAX's inline_jaxpr_into_trace does."""
     env: dict[Var, Any] = {}
 
     def read(atom: Atom) -> Any:
@@ -131,7 +134,11 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
     env.update(zip(jaxpr.constvars, consts))
     env.update(zip(jaxpr.invars, args))
     for eqn in jaxpr.eqns:
-        out = eqn.primitive.bind(*(read(a) for a in eqn.invars), **eqn.params)
+        operands = [read(a) for a in eqn.invars]
+        folder = eqn.primitive.const_fold if fold else None
+        out = None if folder is None else folder(*operands, **eqn.params)
+        if out is None:
+            out = eqn.primitive.bind(*operands, **eqn.params)
         env.update(zip(eqn.outvars, out if eqn.primitive.multiple_results else (out,)))
     return [read(v) for v in jaxpr.outvars]
 

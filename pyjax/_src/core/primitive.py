@@ -9,6 +9,8 @@
     partial_eval(trace, args, params)   custom split into known/unknown (call primitives)
     pp_rule(eqn, context)               custom jaxpr printing (None: the standard form)
     effectful                           has effects beyond its outputs: never dropped as dead
+    const_fold(*args, **params)         outputs for constant operands, or None: used when a
+                                        jaxpr is inlined into a trace (JAX's const_fold_rules)
 """
 from __future__ import annotations
 
@@ -38,6 +40,7 @@ class Primitive:
         self.pp_rule: Callable[..., Any] | None = None
         self.partial_eval: Callable[..., Any] | None = None
         self.effectful = False
+        self.const_fold: Callable[..., Any] | None = None
         registry[name] = self
 
     def bind(self, *args: Any, **params: Any) -> Any:

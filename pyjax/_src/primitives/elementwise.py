@@ -1006,8 +1006,17 @@ def _convert_transpose(ct: Any, x: Any, *, new_dtype: np.dtype, weak_type: bool 
     return [_convert(ct, aval.dtype, aval.weak_type, **params)]
 
 
+def _convert_fold(x: Any, *, new_dtype: np.dtype, weak_type: bool = False, **params: Any
+                  ) -> list | None:
+    """A rank-0 constant converts at once when a jaxpr is inlined (JAX's folding rule)."""
+    if isinstance(x, Tracer) or np.shape(x):
+        return None
+    return convert_element_type(x, new_dtype, weak_type)
+
+
 ad.defjvp2(convert_element_type_p, _convert_jvp)
 convert_element_type_p.transpose = _convert_transpose
+convert_element_type_p.const_fold = _convert_fold
 # the batch axis passes through (JAX binds the primitive as it is, even for no-op converts)
 convert_element_type_p.batch = lambda vals, dims, **params: (
     convert_element_type_p.bind(*vals, **params), dims[0])

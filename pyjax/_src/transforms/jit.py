@@ -308,8 +308,10 @@ def _lift_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
 class JitWrapped:
     """What `jit(f)` returns: a callable with f's name and docstring."""
 
-    def __init__(self, fun: Callable, static_argnums: Sequence[int], static_argnames: Sequence[str]):
+    def __init__(self, fun: Callable, static_argnums: Sequence[int], static_argnames: Sequence[str],
+                 inline: bool = False):
         self._fun = fun
+        self._inline = inline
         self._static_argnums = frozenset(static_argnums)
         self._static_argnames = frozenset(static_argnames)
         self._has_static = bool(static_argnums or static_argnames)
@@ -353,8 +355,7 @@ class JitWrapped:
         if entry is None:
             entry, lifted = self._trace(args, kwargs, leaves, in_tree, bool(kwargs_), statics)
             if lifted:
-                outs = jit_p.bind(*lifted, *leaves, jaxpr=entry.jaxpr, name=self._name)
-                return tree_unflatten(entry.out_tree, outs)
+                return tree_unflatten(entry.out_tree, self._bind(entry, [*lifted, *leaves]))
             with _cache_lock:  # other threads may be evicting too
                 if len(self._cache) >= CACHE_SIZE:
                     self._cache.pop(next(iter(self._cache)), None)
@@ -367,8 +368,14 @@ class JitWrapped:
                     break
             return tree_unflatten(entry.out_tree,
                                   [wrap(b, a) for b, a in zip(outs, entry.out_avals)])
-        outs = jit_p.bind(*leaves, jaxpr=entry.jaxpr, name=self._name)
-        return tree_unflatten(entry.out_tree, outs)
+        return tree_unflatten(entry.out_tree, self._bind(entry, leaves))
+
+    def _bind(self, entry: _Entry, operands: list) -> list:
+        """Under a trace: one jit equation, or with `inline=True` the body's equations in
+        place (as JAX inlines such a jit when staging it)."""
+        if self._inline:
+            return eval_jaxpr(entry.jaxpr.jaxpr, entry.jaxpr.consts, *operands, fold=True)
+        return jit_p.bind(*operands, jaxpr=entry.jaxpr, name=self._name)
 
     def _trace(self, args: tuple, kwargs: dict, leaves: list, in_tree: Any, has_kwargs: bool,
                statics: tuple) -> tuple[_Entry, list]:
@@ -501,9 +508,10 @@ def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] | No
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums,
                                  static_argnames=static_argnames,
-                                 donate_argnums=donate_argnums, donate_argnames=donate_argnames)
+                                 donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+                                 inline=inline)
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun}")
     nums, names = _resolve_argnums(fun, static_argnums, static_argnames, donate_argnums,
                                    donate_argnames)
-    return JitWrapped(fun, nums, names)
+    return JitWrapped(fun, nums, names, inline)
