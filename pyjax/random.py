@@ -8,6 +8,7 @@ from pyjax._src.random.continuous import (  # noqa: F401
     weibull_min)
 from pyjax._src.random.discrete import (  # noqa: F401
     bernoulli, categorical, choice, geometric, permutation, rademacher, randint)
+from pyjax._src.random.extra_samplers import binomial, multinomial, orthogonal  # noqa: F401
 from pyjax._src.random.gamma import (  # noqa: F401
     ball, beta, chisquare, dirichlet, f, gamma, generalized_normal, loggamma, random_gamma_p, t)
 from pyjax._src.random.keys import PRNGImpl, PRNGKeyArray  # noqa: F401

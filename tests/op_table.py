@@ -1914,6 +1914,29 @@ def _numpy_statistics_cases() -> None:
 if "sort" in registry and "cumsum" in registry:
     _numpy_statistics_cases()
 
+# ---------------------------------------------------------------------------------------------
+# jax.nn's scaled_matmul_wrapper (pyjax/_src/nn/scaled.py): block-scaled (B, M, K) x (B, N, K),
+# each operand times its scales repeated over blocks of K; no derivative rule (as in JAX)
+# ---------------------------------------------------------------------------------------------
+
+def _nn_scaled_matmul_cases() -> None:
+    from pyjax._src.nn.scaled import scaled_matmul_wrapper_p
+
+    def ref(a: np.ndarray, b: np.ndarray, sa: np.ndarray, sb: np.ndarray) -> np.ndarray:
+        wide = [t.astype(np.float64) for t in (a, b, sa, sb)]
+        return np.einsum("bmk,bnk->bmn", wide[0] * np.repeat(wide[2], 2, -1),
+                         wide[1] * np.repeat(wide[3], 2, -1))
+
+    add(OpCase("scaled_matmul_wrapper", "scaled_matmul_wrapper",
+               lambda a, b, sa, sb: scaled_matmul_wrapper_p.bind(
+                   a, b, sa, sb, preferred_element_type=np.dtype(np.float32))[0],
+               ref, ("float32", "bfloat16", "float16"),
+               (((2, 3, 4), (2, 5, 4), (2, 3, 2), (2, 5, 2)),), out_dtype="float32",
+               weak="never", exact_dtypes=False))
+
+
+_nn_scaled_matmul_cases()
+
 #: name -> entry
 BY_NAME: dict[str, OpCase] = {c.name: c for c in OPS}
 #: primitive name -> its entries

@@ -1,0 +1,1 @@
+"""Operations shared between public modules (JAX's jax/_src/ops): logsumexp."""
