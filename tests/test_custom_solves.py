@@ -19,19 +19,11 @@ RECORDS = by_name(load("solves_jaxprs.json")["records"])
 CASES = {name: (fn, args) for name, fn, args in record_solves.solves_cases(jax, jnp, lax, np)}
 KIT = record_solves.solver_kit(jax, jnp, lax, np)
 
-_WEAK_GRAD = ("pyjax's grad of a weakly typed input returns a strongly typed gradient (JAX's "
-              "is weak), so the Newton body differs (no convert_element_type before div; with "
-              "x64 the while carry keeps f64)")
-_TIP = (_WEAK_GRAD + "; the weak f64 carry is then not promoted to f32 and the dtype error is "
-        "met elsewhere (and pyjax's binop dtype error names jnp.mul where JAX's names "
-        "jnp.multiply)")
+_WEAK_ROOT = ("the root found from a weak scalar guess stays weakly typed in pyjax (its Newton "
+              "body's derivative constants are weak, as JAX's _const makes them) where JAX's "
+              "custom_root output is strong: the primal equations after it gain converts")
 #: (name, x64) -> why pyjax cannot print JAX's text (owned by other parts of pyjax)
-XFAIL = {
-    **{(n, False): _WEAK_GRAD for n in ("root_forward", "root_grad", "root_jvp", "root_vmap",
-                                        "root_has_aux")},
-    **{(n, True): _WEAK_GRAD for n in ("root_forward", "root_vmap", "root_has_aux")},
-    **{(n, True): _TIP for n in ("root_grad", "root_jvp", "root_grad_has_aux")},
-}
+XFAIL = {("root_grad", False): _WEAK_ROOT, ("root_jvp", False): _WEAK_ROOT}
 
 
 def _params() -> list:

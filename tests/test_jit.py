@@ -205,3 +205,25 @@ def test_inline_jit_stages_its_body_in_place():
     assert "mul b 2.0:f32[]" in text
     np.testing.assert_allclose(f(1.0, 2.0), np.sin(1.0) * 2 + 2, rtol=1e-6)
     assert float(jax.grad(lambda x: f(x, x))(1.0)) == pytest.approx(np.cos(1) + np.sin(1))
+
+
+def test_jit_contracts_single_use_products_into_fused_multiply_adds():
+    """As XLA's CPU backend: under jit a*b + c (and a*b - c, c - a*b) rounds once, unless the
+    product is used elsewhere (XLA merges identical products first); eagerly it rounds twice."""
+    from fractions import Fraction
+    rng = np.random.default_rng(3)
+    a, b, c = (rng.normal(size=2000).astype(np.float32) for _ in range(3))
+    exact = (a.astype(np.float64) * b + c).astype(np.float32)  # float32 product is exact in f64
+    np.testing.assert_array_equal(jax.jit(lambda a, b, c: a * b + c)(a, b, c), exact)
+    np.testing.assert_array_equal(jax.jit(lambda a, b, c: c - a * b)(a, b, c),
+                                  (c.astype(np.float64) - a.astype(np.float64) * b)
+                                  .astype(np.float32))
+    twice = (a * b) + c
+    assert not np.array_equal(twice, exact)  # the data does tell the two apart
+    np.testing.assert_array_equal(jax.jit(lambda a, b, c: (a * b, a * b + c))(a, b, c)[1], twice)
+    np.testing.assert_array_equal(jnp.add(jnp.multiply(a, b), c), twice)
+    with jax.enable_x64(True):
+        x, y, z = (rng.normal(size=200) for _ in range(3))
+        got = jax.jit(lambda x, y, z: x * y + z)(x, y, z)
+        want = [float(Fraction(p) * Fraction(q) + Fraction(r)) for p, q, r in zip(x, y, z)]
+        np.testing.assert_array_equal(got, want)

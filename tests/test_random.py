@@ -25,9 +25,6 @@ _ADDR = re.compile(r"0x[0-9a-fA-F]{6,}")
 #: Samplers that pass through functions pyjax computes with libm/SciPy rather than with XLA's
 #: own polynomials (log, log1p, erf, pow, lgamma): they agree to float rounding, not in ulps.
 LIBM_DERIVED = {"gamma", "exponential", "truncated_normal"}
-#: XLA fuses u * (maxval - minval) + minval into one FMA; pyjax's jit rounds twice (values near
-#: 0 of a range across 0 then differ by more ulps, by less than one ulp of the range).
-FMA_SENSITIVE = {"uniform range", "uniform array range"}
 
 #: Recorded jaxprs pyjax does not print identically yet, and why.
 JAXPR_DIFFERENCES = {
@@ -86,7 +83,7 @@ def test_value_matches_jax(record: dict) -> None:
     expected = np.array(record["bits"], dtype=bits.dtype)
     if np.dtype(jnp.dtype(dtype)).kind not in "fcV":  # integers and keys: identical bits
         np.testing.assert_array_equal(bits, expected)
-    elif record["name"] in LIBM_DERIVED | FMA_SENSITIVE:
+    elif record["name"] in LIBM_DERIVED:
         got, want = (np.asarray(v).view(jnp.dtype(dtype)) for v in (bits, expected))
         np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6)
     else:

@@ -1,9 +1,11 @@
 """Algebraic rewrites applied before a jaxpr is compiled, as XLA's simplifier does.
 
 They change results only where XLA's do (log(exp(x)) is x under jit even where exp overflows;
-x / c is x * (1/c) for a constant float c), so jit matches JAX numerically.  Each rule looks at
-one equation, the equations that produced its operands, and which operands are constants, and
-returns replacement equations plus the atom now holding the result, or None.
+x / c is x * (1/c) for a constant float c; a*b + c is one fused multiply-add, as XLA's CPU
+code generator contracts it), so jit matches JAX numerically.  Each rule looks at one
+equation, the equations that produced its operands, how often each value is used, and which
+operands are constants, and returns replacement equations plus the atom now holding the
+result, or None.
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from pyjax._src.backend.dispatch import to_buffer
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, has_effects
+from pyjax._src.core.primitive import Primitive, registry
 
 Rewrite = tuple[list[Eqn], Any] | None
 
@@ -32,8 +35,9 @@ def _scaled_log(eqn: Eqn, x: Any, scale: float) -> Rewrite:
             Eqn(mul_p, [log_x, _literal(scale, out.aval.dtype)], [out], {})], out
 
 
-def _log_rule(eqn: Eqn, producer: Eqn | None, consts: dict) -> Rewrite:
+def _log_rule(eqn: Eqn, producers: dict, uses: dict, consts: dict) -> Rewrite:
     """log(exp(x)) -> x; log(sqrt(x)) -> 0.5 log(x); log(rsqrt(x)) -> -0.5 log(x)."""
+    producer = producers.get(eqn.invars[0])
     name = producer.primitive.name if producer is not None else None
     if name == "exp":
         return [], producer.invars[0]
@@ -44,7 +48,7 @@ def _log_rule(eqn: Eqn, producer: Eqn | None, consts: dict) -> Rewrite:
     return None
 
 
-def _div_rule(eqn: Eqn, producer: Eqn | None, consts: dict) -> Rewrite:
+def _div_rule(eqn: Eqn, producers: dict, uses: dict, consts: dict) -> Rewrite:
     """x / c -> x * (1/c) for a constant floating-point c."""
     from pyjax._src.primitives.elementwise import mul_p
     divisor = eqn.invars[1]
@@ -67,10 +71,121 @@ def _div_rule(eqn: Eqn, producer: Eqn | None, consts: dict) -> Rewrite:
     return [Eqn(mul_p, [eqn.invars[0], atom], eqn.outvars, {})], eqn.outvars[0]
 
 
-_RULES: dict[str, Callable[[Eqn, Eqn | None, dict], Rewrite]] = {
+def _scalar_literal(atom: Any) -> bool:
+    return type(atom) is Literal and np.ndim(atom.val) == 0
+
+
+def _mul_rule(eqn: Eqn, producers: dict, uses: dict, consts: dict) -> Rewrite:
+    """(a * c1) * c2 -> a * (c1 * c2) for scalar float constants, as XLA's simplifier
+    reassociates constant factors (so x * 3 / 3 is x * 1.0 under jit)."""
+    dtype = eqn.outvars[0].aval.dtype
+    if not dtypes.is_float(dtype):
+        return None
+    for x, c2 in (eqn.invars, eqn.invars[::-1]):
+        inner = producers.get(x) if type(x) is Var and _scalar_literal(c2) else None
+        if inner is None or inner.primitive.name != "mul":
+            continue
+        for a, c1 in (inner.invars, inner.invars[::-1]):
+            if _scalar_literal(c1) and not _scalar_literal(a):
+                with np.errstate(all="ignore"):
+                    folded = np.multiply(np.asarray(c1.val, dtype), np.asarray(c2.val, dtype))
+                return [Eqn(eqn.primitive, [a, _literal(folded, dtype)], eqn.outvars, {})], \
+                    eqn.outvars[0]
+    return None
+
+
+def _fma_impl(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """a * b + c rounded once (float32 exactly through float64)."""
+    from pyjax._src.primitives.xla_math import _fma, fma_f64
+    a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
+    shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
+    if a.shape != shape:  # a rank-0 operand: the kernels compute in a's buffer shape
+        a = np.broadcast_to(a, shape)
+    with np.errstate(all="ignore"):
+        out = _fma(a, b, c) if a.dtype == np.float32 else fma_f64(a, b, c)
+    return np.asarray(out).astype(a.dtype, copy=False)
+
+
+#: compiler-internal: what an add or subtract of a single-use product becomes.  It only ever
+#: appears in jaxprs about to be compiled, never under a trace, so it needs no other rules and
+#: stays out of the primitive registry (and its census).
+fused_multiply_add_p = Primitive("fused_multiply_add")
+fused_multiply_add_p.impl = _fma_impl
+del registry["fused_multiply_add"]
+_FMA_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _single_use_product(atom: Any, producers: dict, uses: dict) -> Eqn | None:
+    producer = producers.get(atom) if type(atom) is Var else None
+    if producer is not None and producer.primitive.name == "mul" and uses.get(atom) == 1:
+        return producer
+    return None
+
+
+def _negated(atom: Any, new: list) -> Any:
+    """-atom, as a new literal or a new neg equation appended to `new`."""
+    from pyjax._src.primitives.elementwise import neg_p
+    if type(atom) is Literal:
+        return Literal(np.negative(atom.val), atom.aval)
+    out = Var(atom.aval)
+    new.append(Eqn(neg_p, [atom], [out], {}))
+    return out
+
+
+def _contract_rule(eqn: Eqn, producers: dict, uses: dict, consts: dict) -> Rewrite:
+    """add(mul(a, b), c) -> fma(a, b, c), and the subtractions with a negated operand: XLA's
+    CPU backend contracts a product used once into the add or subtract consuming it (the
+    first operand's product when both are), so float32/float64 results round once."""
+    out = eqn.outvars[0]
+    if out.aval.dtype not in _FMA_DTYPES:
+        return None
+    x, y = eqn.invars
+    subtract = eqn.primitive.name == "sub"
+    new: list[Eqn] = []
+    product = _single_use_product(x, producers, uses)
+    if product is not None:
+        a, b = product.invars
+        operands = [a, b, _negated(y, new) if subtract else y]
+    else:
+        product = _single_use_product(y, producers, uses)
+        if product is None:
+            return None
+        a, b = product.invars
+        operands = [_negated(a, new) if subtract else a, b, x]
+    return [*new, Eqn(fused_multiply_add_p, operands, [out], {})], out
+
+
+_RULES: dict[str, Callable[[Eqn, dict, dict, dict], Rewrite]] = {
     "log": _log_rule,
     "div": _div_rule,
+    "mul": _mul_rule,
+    "add": _contract_rule,
+    "sub": _contract_rule,
 }
+
+
+def _use_counts(jaxpr: Jaxpr) -> dict:
+    """How many times each variable is read (by equations and as an output); identical
+    products count together, since XLA merges them (CSE) before it fuses."""
+    uses: dict = {}
+    for eqn in jaxpr.eqns:
+        for a in eqn.invars:
+            if type(a) is Var:
+                uses[a] = uses.get(a, 0) + 1
+    for v in jaxpr.outvars:
+        if type(v) is Var:
+            uses[v] = uses.get(v, 0) + 1
+    same: dict = {}
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name == "mul":
+            key = tuple(a if type(a) is Var else (a.aval, np.asarray(a.val).tobytes())
+                        for a in eqn.invars)
+            same.setdefault(key, []).append(eqn.outvars[0])
+    for group in same.values():
+        if len(group) > 1:
+            total = sum(uses.get(v, 0) for v in group)
+            uses.update((v, total) for v in group)
+    return uses
 
 
 def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:
@@ -79,28 +194,31 @@ def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:
     consts = {v: to_buffer(c)[0] for v, c in zip(jaxpr.constvars, closed.consts)
               if not hasattr(c, "_trace")}
     producers: dict[Var, Eqn] = {}
+    uses = _use_counts(jaxpr)
     renamed: dict[Any, Any] = {}
     eqns: list[Eqn] = []
     changed = False
-    for eqn in jaxpr.eqns:
-        invars = [renamed.get(a, a) if type(a) is Var else a for a in eqn.invars]
-        if invars != eqn.invars:
-            eqn = Eqn(eqn.primitive, invars, eqn.outvars, eqn.params, eqn.source_info)
+
+    def emit(eqn: Eqn) -> None:
+        nonlocal changed
         rule = _RULES.get(eqn.primitive.name)
-        first = invars[0] if invars else None
-        rewrite = rule(eqn, producers.get(first) if type(first) is Var else None, consts) \
-            if rule is not None else None
+        rewrite = rule(eqn, producers, uses, consts) if rule is not None else None
         if rewrite is None:
             eqns.append(eqn)
             producers.update((v, eqn) for v in eqn.outvars)
-            continue
+            return
         new_eqns, result = rewrite
         changed = True
         if result is not eqn.outvars[0]:
             renamed[eqn.outvars[0]] = result
-        for new in new_eqns:
-            eqns.append(new)
-            producers.update((v, new) for v in new.outvars)
+        for new in new_eqns:  # rewritten equations get their own chance (x/3*3 -> x*1)
+            emit(new)
+
+    for eqn in jaxpr.eqns:
+        invars = [renamed.get(a, a) if type(a) is Var else a for a in eqn.invars]
+        if invars != eqn.invars:
+            eqn = Eqn(eqn.primitive, invars, eqn.outvars, eqn.params, eqn.source_info)
+        emit(eqn)
     if not changed:
         pruned = _drop_dead(jaxpr)
         return closed if len(pruned.eqns) == len(jaxpr.eqns) else \

@@ -104,19 +104,22 @@ def _same_aval(x: ShapedArray, **_: Any) -> ShapedArray:
     return x
 
 
-def _reducer(reduce: Callable) -> Callable:
+def _reducer(reduce: Callable, of_constant: Callable) -> Callable:
+    """Reduce along the batch axis; a value the same on every member of the axis reduces in
+    closed form (`of_constant(x, axis_size)`), as JAX's _constant_reduction does."""
     def on_axis(trace: BatchTrace, vals: Sequence[Any], dims: Sequence[Any],
                 **params: Any) -> tuple:
         (x,), (d,) = vals, dims
-        if d is None:  # the same value on every member of the axis
-            return (reduce(broadcast_batch(x, trace.axis_size, 0), [0]), None)
+        if d is None:
+            return of_constant(x, trace.axis_size), None
         return reduce(x, [d]), None
     return on_axis
 
 
-psum_p = _collective("psum", _reducer(red.reduce_sum), _same_aval)
-pmax_p = _collective("pmax", _reducer(red.reduce_max), _same_aval)
-pmin_p = _collective("pmin", _reducer(red.reduce_min), _same_aval)
+_psum_on_axis = _reducer(red.reduce_sum, lambda x, size: ew.mul(ew._const(x, size), x))
+psum_p = _collective("psum", _psum_on_axis, _same_aval)
+pmax_p = _collective("pmax", _reducer(red.reduce_max, lambda x, size: x), _same_aval)
+pmin_p = _collective("pmin", _reducer(red.reduce_min, lambda x, size: x), _same_aval)
 ad.deflinear(psum_p, lambda ct, x, *, axis_name: [psum_p.bind(ct, axis_name=axis_name)])
 ad.defjvp(pmax_p, None)
 ad.defjvp(pmin_p, None)
@@ -195,7 +198,7 @@ ad.deflinear(ppermute_p, lambda ct, x, *, axis_name, perm: [
 
 def _psum_scatter_on_axis(trace: BatchTrace, vals: Sequence[Any], dims: Sequence[Any], *,
                           axis_name: Any, scatter_dimension: int, tiled: bool) -> tuple:
-    summed, _ = _reducer(red.reduce_sum)(trace, vals, dims)
+    summed, _ = _psum_on_axis(trace, vals, dims)
     n = trace.axis_size
     shape = list(np.shape(summed))
     if tiled:

@@ -9,7 +9,7 @@ Large arrays are processed in cache-sized chunks.
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -190,11 +190,27 @@ _ERFINV64_TABLE = np.array([_ERFINV64_LT625, (0.0,) * 4 + _ERFINV64_LT16,
                             (0.0,) * 6 + _ERFINV64_GE16])
 
 
-def _fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray | float) -> np.ndarray:
-    """a * b + c for float64 values, via 80-bit long doubles (closer to a fused op)."""
-    out = np.multiply(a, b, dtype=np.longdouble)
-    out += c
-    return out.astype(_F64)
+_SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's splitting constant for float64
+
+
+def fma_f64(a: np.ndarray, b: Any, c: Any) -> np.ndarray:
+    """a * b + c for float64 in double-double arithmetic (the product's exact error term by
+    Dekker's splitting, the sum's by Knuth's two-sum), rounded once at the end."""
+    p = a * b
+    a_big, b_big = a * _SPLIT, b * _SPLIT
+    a_hi = a_big - (a_big - a)
+    b_hi = b_big - (b_big - b)
+    a_lo, b_lo = a - a_hi, b - b_hi
+    product_error = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+    total = p + c
+    c_part = total - p
+    sum_error = (p - (total - c_part)) + (c - c_part)
+    fused = total + (sum_error + product_error)
+    # infinities, NaNs and products near overflow (where splitting overflows) round twice
+    return np.where(np.isfinite(fused) & np.isfinite(a_big) & np.isfinite(b_big), fused, total)
+
+
+_fma64 = fma_f64
 
 
 def _log1p_f64(x: np.ndarray) -> np.ndarray:
