@@ -19,7 +19,7 @@ from numpy.lib.stride_tricks import as_strided
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.primitives._rules import make_primitive
-from pyjax._src.primitives.enums import canonicalize_precision
+from pyjax._src.primitives.enums import Precision, canonicalize_precision
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -568,7 +568,7 @@ def conv_general_dilated_patches(lhs: Any, filter_shape: Sequence[int],
     rhs = transpose(rhs, perm)
     return conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
                                 dn, feature_group_count=channels,
-                                precision=None if precision is None else (precision, None),
+                                precision=None if precision is None else (precision, Precision.DEFAULT),
                                 preferred_element_type=preferred_element_type)
 
 

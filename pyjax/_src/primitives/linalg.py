@@ -1168,6 +1168,15 @@ def _broadcasted_matvec(a: Any, b: Any) -> Any:
     return dotp.dot_general(a, b, dims, precision=_HIGHEST)
 
 
+def _check_solve_shapes(a: Any, b: Any) -> None:
+    """a is [..., m, m] and b is [..., m, k] or [..., m] (JAX's message otherwise)."""
+    a_shape, b_shape = np.shape(a), np.shape(b)
+    if not (len(a_shape) >= 2 and len(b_shape) in (len(a_shape), len(a_shape) - 1)
+            and a_shape[-1] == a_shape[-2] == b_shape[len(a_shape) - 2]):
+        raise ValueError("The arguments to solve must have shapes a=[..., m, m] and "
+                         f"b=[..., m, k] or b=[..., m]; got a={a_shape} and b={b_shape}")
+
+
 def _solve(a: Any, b: Any) -> Any:
     """a^-1 b for a [..., m, m] and b [..., m] or [..., m, k] (JAX's lax_linalg._solve): one
     LU of stop_gradient(a), reused by custom_linear_solve for the derivatives."""
@@ -1175,10 +1184,7 @@ def _solve(a: Any, b: Any) -> Any:
     from pyjax._src.primitives.extra import stop_gradient
     from pyjax._src.transforms.batching import vmap
     a_shape, b_shape = np.shape(a), np.shape(b)
-    if not (len(a_shape) >= 2 and len(b_shape) in (len(a_shape), len(a_shape) - 1)
-            and a_shape[-1] == a_shape[-2] == b_shape[len(a_shape) - 2]):
-        raise ValueError("The arguments to solve must have shapes a=[..., m, m] and "
-                         f"b=[..., m, k] or b=[..., m]; got a={a_shape} and b={b_shape}")
+    _check_solve_shapes(a, b)
     out_shape = tuple(da if db == 1 else db for da, db in zip((*a_shape[:-1], 1), b_shape))
     b = shp.broadcast_in_dim(b, out_shape, tuple(range(len(b_shape))))
     lu_, _, permutation = lu(stop_gradient(a))

@@ -1,0 +1,1 @@
+"""Implementations behind `pyjax.scipy.optimize` (JAX's jax/_src/scipy/optimize)."""
