@@ -57,3 +57,12 @@ def test_complex_expm1_special_values(z, expected):
 def test_lgamma_digamma_poles():
     assert float(lax.lgamma(-jnp.inf)) == np.inf
     assert np.isnan(float(lax.digamma(0.))) and np.isnan(float(lax.digamma(-0.)))
+
+
+def test_jit_drops_adding_zero_as_xla_does():
+    """XLA's simplifier rewrites x + 0 and x - 0 to x, so under jit -0. stays -0. (JAX
+    0.10.2); eagerly the addition happens and gives +0."""
+    for f in (lambda a: a + 0., lambda a: 0. + a, lambda a: a - 0.):
+        out = jax.jit(f)(jnp.float32(-0.))
+        assert float(out) == 0 and np.signbit(out)
+    assert not np.signbit(jnp.float32(-0.) + 0.)

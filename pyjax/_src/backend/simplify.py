@@ -132,6 +132,21 @@ def _negated(atom: Any, new: list) -> Any:
     return out
 
 
+def _is_zero(atom: Any) -> bool:
+    return _scalar_literal(atom) and not np.any(np.asarray(atom.val))
+
+
+def _add_rule(eqn: Eqn, producers: dict, uses: dict, consts: dict) -> Rewrite:
+    """x + 0 -> x and x - 0 -> x (XLA's simplifier does so for floats too, so jit(x + 0.)
+    keeps -0.); otherwise a product may fuse into it (_contract_rule)."""
+    x, y = eqn.invars
+    out = eqn.outvars[0]
+    for keep, zero in ((x, y), (y, x)) if eqn.primitive.name == "add" else ((x, y),):
+        if _is_zero(zero) and type(keep) is Var and keep.aval == out.aval:
+            return [], keep
+    return _contract_rule(eqn, producers, uses, consts)
+
+
 def _contract_rule(eqn: Eqn, producers: dict, uses: dict, consts: dict) -> Rewrite:
     """add(mul(a, b), c) -> fma(a, b, c), and the subtractions with a negated operand: XLA's
     CPU backend contracts a product used once into the add or subtract consuming it (the
@@ -159,8 +174,8 @@ _RULES: dict[str, Callable[[Eqn, dict, dict, dict], Rewrite]] = {
     "log": _log_rule,
     "div": _div_rule,
     "mul": _mul_rule,
-    "add": _contract_rule,
-    "sub": _contract_rule,
+    "add": _add_rule,
+    "sub": _add_rule,
 }
 
 
