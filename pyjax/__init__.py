@@ -4,6 +4,7 @@
     import pyjax.numpy as jnp
 """
 __version__ = "0.10.2"
+__version_info__ = (0, 10, 2)
 
 import warnings as _warnings
 
@@ -14,6 +15,14 @@ _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"pyjax\._src
 from pyjax._src.config import (  # noqa: F401
     config, default_prng_impl, disable_jit, enable_checks, enable_x64, ensure_compile_time_eval,
     numpy_rank_promotion, threefry_partitionable)
+from pyjax._src.config import (  # noqa: F401  (options as context managers, issue 13)
+    check_tracer_leaks, checking_leaks, debug_infs, debug_key_reuse, debug_nans, default_device,
+    default_matmul_precision, enable_custom_prng, explain_cache_misses, legacy_prng_key,
+    log_compiles, no_execution, no_tracing, numpy_dtype_promotion, softmax_custom_jvp,
+    transfer_guard, transfer_guard_device_to_device, transfer_guard_device_to_host,
+    transfer_guard_host_to_device)
+from pyjax._src.api_extras import (  # noqa: F401
+    live_arrays, named_call, named_scope, print_environment_info)
 from pyjax._src.core.dtypes import float0  # noqa: F401
 from pyjax._src.core.array import Array  # noqa: F401
 from pyjax._src.numpy import array_methods as _array_methods  # noqa: F401  (installs methods)
@@ -37,6 +46,7 @@ from pyjax._src.alias import alias_as_jax  # noqa: F401
 from pyjax._src.callback import pure_callback  # noqa: F401,E402
 from pyjax import random  # noqa: F401,E402
 from pyjax import dlpack  # noqa: F401,E402
+from pyjax import flatten_util, typing  # noqa: F401,E402
 
 # Heavier user-facing packages load on first use (`pyjax.nn`, `pyjax.scipy`, `pyjax.debug`).
 from pyjax._src import lazy_loader as _lazy  # noqa: E402

@@ -17,9 +17,11 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = Fa
                may_alias: Any = None) -> Any:
     """Put every leaf of `x` on the (host) device as an Array, copying NumPy inputs."""
     def put(leaf: Any) -> Any:
-        if isinstance(leaf, Array):
-            return leaf
-        return asarray(leaf)
+        out = leaf if isinstance(leaf, Array) else asarray(leaf)
+        if device is not None and type(out) is ArrayImpl:  # placed explicitly: committed
+            out = ArrayImpl(out._buf, out._weak)
+            out._committed = True
+        return out
     return tree_map(put, x)
 
 

@@ -5,10 +5,14 @@ attribute lookup (`config.x64`).  `config.update(name, value)` accepts JAX's opt
 """
 from __future__ import annotations
 
+import contextlib
+import enum
 import functools
+import itertools
 import os
+import sys
 import threading
-from typing import Any
+from typing import Any, Iterator
 
 
 def _env_bool(name: str, default: bool = False) -> bool:
@@ -37,16 +41,56 @@ _OPTIONS: dict[str, tuple[str, Any]] = {
     "jax_num_cpu_devices": ("num_cpu_devices", 1),
     "eager_constant_folding": ("eager_constant_folding", False),
     "jax_softmax_custom_jvp": ("softmax_custom_jvp", False),
+    "jax_explain_cache_misses": ("explain_cache_misses", False),
+    "jax_default_device": ("default_device", None),
+    "jax_check_tracer_leaks": ("check_tracer_leaks", False),
+    "jax_transfer_guard": ("transfer_guard", None),
+    "jax_transfer_guard_host_to_device": ("transfer_guard_host_to_device", None),
+    "jax_transfer_guard_device_to_host": ("transfer_guard_device_to_host", None),
+    "jax_transfer_guard_device_to_device": ("transfer_guard_device_to_device", None),
+    "jax_enable_custom_prng": ("enable_custom_prng", False),
+    "jax_legacy_prng_key": ("legacy_prng_key", None),  # set below, once the enum exists
+    "jax_debug_key_reuse": ("debug_key_reuse", False),
+    "jax_enable_compilation_cache": ("enable_compilation_cache", True),
+    "jax_compilation_cache_dir": ("compilation_cache_dir", None),
+    "jax_persistent_cache_min_compile_time_secs": ("persistent_cache_min_compile_time_secs", 1.0),
+    "jax_persistent_cache_min_entry_size_bytes": ("persistent_cache_min_entry_size_bytes", 0),
+    "jax_raise_persistent_cache_errors": ("raise_persistent_cache_errors", False),
+    "jax_no_tracing": ("no_tracing", False),
+    "jax_no_execution": ("no_execution", False),
 }
+
+
+class LegacyPrngKeyState(enum.StrEnum):
+    """What jax.random does when handed a raw uint32 key: accept, warn, or raise."""
+    ALLOW = "allow"
+    WARN = "warn"
+    ERROR = "error"
+
+
+_OPTIONS["jax_legacy_prng_key"] = ("legacy_prng_key", LegacyPrngKeyState.ALLOW)
 
 
 #: options that change the jaxpr a trace produces (so they key trace caches)
 _TRACE_OPTIONS = ("x64", "numpy_rank_promotion", "numpy_dtype_promotion",
                   "default_matmul_precision", "default_prng_impl", "threefry_partitionable",
-                  "eager_constant_folding", "debug_nans", "debug_infs", "softmax_custom_jvp")
+                  "eager_constant_folding", "debug_nans", "debug_infs", "softmax_custom_jvp",
+                  "no_tracing", "default_device", "debug_key_reuse")
 
 #: options whose value must be one of a few strings
 _ENUM_CHOICES = {"numpy_rank_promotion": ("allow", "warn", "raise")}
+
+_TRANSFER_GUARD_LEVELS = ("allow", "log", "disallow", "log_explicit", "disallow_explicit")
+#: options whose value must be None or one of a few strings
+_OPTIONAL_ENUM_CHOICES = {attr: _TRANSFER_GUARD_LEVELS for attr in (
+    "transfer_guard", "transfer_guard_host_to_device", "transfer_guard_device_to_host",
+    "transfer_guard_device_to_device")}
+
+_BOOL_OPTIONS = frozenset(
+    ("x64", "disable_jit", "debug_nans", "debug_infs", "enable_checks", "eager_constant_folding",
+     "threefry_partitionable", "explain_cache_misses", "check_tracer_leaks",
+     "enable_custom_prng", "debug_key_reuse", "enable_compilation_cache",
+     "raise_persistent_cache_errors", "no_tracing", "no_execution"))
 
 
 class _Overrides(threading.local):
@@ -77,7 +121,44 @@ class Config:
         """Set option `name` (e.g. "jax_enable_x64") to `value`, for every thread."""
         attr, value = _validated(name, value)
         self._global[attr] = value
+        if attr == "transfer_guard":  # JAX's all-directions option sets each direction
+            for direction in _TRANSFER_DIRECTIONS:
+                self._global[f"transfer_guard_{direction}"] = value
         object.__setattr__(self, "_global_trace_key", None)
+
+    @property
+    def values(self) -> dict[str, Any]:
+        """Every option's value as this thread sees it, by JAX name."""
+        return {name: getattr(self, attr) for name, (attr, _) in _OPTIONS.items()}
+
+    def config_with_absl(self) -> None:
+        """Define an absl flag per option (`--jax_enable_x64=true`); the flags given on the
+        command line are applied once absl has parsed them (in `app.run`)."""
+        from absl import app, flags
+        _define_absl_flags(flags)
+        app.call_after_init(lambda: self._complete_absl_config(flags))
+
+    def parse_flags_with_absl(self) -> None:
+        """Parse the `--jax*` arguments of sys.argv (before any `--`) with absl, now."""
+        global _configured_with_absl
+        if _configured_with_absl:
+            return
+        import absl.flags
+        argv = ["", *(a for a in itertools.takewhile(lambda a: a != "--", sys.argv)
+                      if a.startswith("--jax"))]
+        self.config_with_absl()
+        absl.flags.FLAGS(argv, known_only=True)
+        self._complete_absl_config(absl.flags)
+        _configured_with_absl = True
+
+    def _complete_absl_config(self, flags: Any) -> None:
+        for name in _OPTIONS:
+            try:
+                flag = flags.FLAGS[name]
+            except KeyError:
+                continue
+            if flag.present:
+                self.update(name, flag.value)
 
     def trace_key(self) -> tuple:
         """The options that change what tracing produces, as this thread sees them: part of
@@ -121,6 +202,29 @@ class Config:
 
 
 _UNSET = object()
+_TRANSFER_DIRECTIONS = ("host_to_device", "device_to_host", "device_to_device")
+_configured_with_absl = False
+
+
+def _define_absl_flags(flags: Any) -> None:
+    """One absl flag per option, typed by its default (bool, int, float, enum or string)."""
+    for name, (attr, default) in _OPTIONS.items():
+        if name in flags.FLAGS:
+            continue
+        doc = f"pyjax option {name}"
+        if attr in _BOOL_OPTIONS or isinstance(default, bool):
+            flags.DEFINE_bool(name, default, doc)
+        elif attr in _ENUM_CHOICES or attr in _OPTIONAL_ENUM_CHOICES:
+            choices = _ENUM_CHOICES.get(attr) or _OPTIONAL_ENUM_CHOICES[attr]
+            flags.DEFINE_enum(name, default, list(choices), doc)
+        elif isinstance(default, enum.Enum):
+            flags.DEFINE_enum(name, default.value, [m.value for m in type(default)], doc)
+        elif isinstance(default, int):
+            flags.DEFINE_integer(name, default, doc)
+        elif isinstance(default, float):
+            flags.DEFINE_float(name, default, doc)
+        else:
+            flags.DEFINE_string(name, default, doc)
 
 
 def _validated(name: str, value: Any) -> tuple[str, Any]:
@@ -128,14 +232,32 @@ def _validated(name: str, value: Any) -> tuple[str, Any]:
         attr, _ = _OPTIONS[name]
     except KeyError:
         raise AttributeError(f"Unrecognized config option: {name}") from None
-    if attr in ("x64", "disable_jit", "debug_nans", "debug_infs", "enable_checks",
-                "eager_constant_folding", "threefry_partitionable"):
+    if attr in _BOOL_OPTIONS:
         value = bool(value)
     choices = _ENUM_CHOICES.get(attr)
     if choices is not None and value not in choices:
         raise ValueError(f"new enum value must be in {list(choices)}, got {value} of type "
                          f"{type(value)}.")
+    choices = _OPTIONAL_ENUM_CHOICES.get(attr)
+    if choices is not None and value is not None and value not in choices:
+        raise ValueError(f"new enum value must be None or in {list(choices)}, got {value} of "
+                         f"type {type(value)}.")
+    if attr == "numpy_dtype_promotion" and value not in ("standard", "strict"):
+        raise ValueError(f"{value!r} is not a valid NumpyDtypePromotion")
+    if attr == "legacy_prng_key":
+        value = LegacyPrngKeyState(value)
+    if attr == "default_device":
+        _check_default_device(value)
     return attr, value
+
+
+def _check_default_device(value: Any) -> None:
+    """JAX's check on `jax_default_device`: None, a platform name or a Device."""
+    from pyjax._src.parallel.devices import Device
+    if value is not None and not isinstance(value, (str, Device)):
+        raise ValueError("jax.default_device must be passed either a Device object (e.g. "
+                         "`jax.devices('cpu')[0]`) or a platform name string like 'cpu' or "
+                         f"'gpu', got: {value}")
 
 
 def _option_property(attr: str) -> property:
@@ -221,6 +343,34 @@ enable_checks = State("jax_enable_checks", True)
 threefry_partitionable = State("jax_threefry_partitionable", True)
 default_prng_impl = State("jax_default_prng_impl")
 numpy_rank_promotion = State("jax_numpy_rank_promotion")
+numpy_dtype_promotion = State("jax_numpy_dtype_promotion")
+default_matmul_precision = State("jax_default_matmul_precision")
+debug_nans = State("jax_debug_nans", True)
+debug_infs = State("jax_debug_infs", True)
+debug_key_reuse = State("jax_debug_key_reuse", True)
+log_compiles = State("jax_log_compiles", True)
+softmax_custom_jvp = State("jax_softmax_custom_jvp", True)
+explain_cache_misses = State("jax_explain_cache_misses", True)
+check_tracer_leaks = State("jax_check_tracer_leaks", True)
+checking_leaks = functools.partial(check_tracer_leaks, True)
+legacy_prng_key = State("jax_legacy_prng_key")
+enable_custom_prng = State("jax_enable_custom_prng", True)
+default_device = State("jax_default_device")
+no_tracing = State("jax_no_tracing", True)
+no_execution = State("jax_no_execution", True)
+transfer_guard_host_to_device = State("jax_transfer_guard_host_to_device")
+transfer_guard_device_to_host = State("jax_transfer_guard_device_to_host")
+transfer_guard_device_to_device = State("jax_transfer_guard_device_to_device")
+
+
+@contextlib.contextmanager
+def transfer_guard(new_val: str) -> Iterator[None]:
+    """Context manager setting the transfer guard level of all three directions for this
+    thread."""
+    with contextlib.ExitStack() as stack:
+        for direction in _TRANSFER_DIRECTIONS:
+            stack.enter_context(_StateContext(f"jax_transfer_guard_{direction}", new_val))
+        yield
 
 
 def disable_jit(disable: bool = True) -> _StateContext:

@@ -35,7 +35,7 @@ class Array:
 class ArrayImpl(Array):
     """A concrete array: an immutable NumPy buffer plus JAX's weak-type flag."""
 
-    __slots__ = ("_buf", "_weak", "_read_only", "__weakref__")
+    __slots__ = ("_buf", "_weak", "_read_only", "_committed", "__weakref__")
 
     def __init__(self, buf: np.ndarray, weak: bool = False):
         self._buf = buf
@@ -189,6 +189,50 @@ class ArrayImpl(Array):
     def sharding(self) -> Any:
         from pyjax._src.parallel.devices import SingleDeviceSharding, default_device
         return SingleDeviceSharding(default_device())
+
+    @property
+    def committed(self) -> bool:
+        """Whether the array was placed on a device explicitly (`device_put(x, device)`);
+        `_committed` is only ever set then, so plain arrays cost nothing extra."""
+        try:
+            return self._committed
+        except AttributeError:
+            return False
+
+    def platform(self) -> str:
+        from pyjax._src.parallel.devices import default_backend
+        return default_backend()
+
+    @property
+    def addressable_shards(self) -> list:
+        """The one shard (the whole array, on the host device) of a single-device array."""
+        from pyjax._src.parallel.devices import default_device
+        from pyjax._src.parallel.pmap import Shard
+        return [Shard(default_device(), (slice(None),) * self._buf.ndim, self)]
+
+    @property
+    def global_shards(self) -> list:
+        return self.addressable_shards
+
+    def addressable_data(self, index: int) -> "ArrayImpl":
+        """The data of shard `index` (a single-device array has only shard 0)."""
+        return self.addressable_shards[index].data
+
+    def on_device_size_in_bytes(self) -> int:
+        return self._buf.nbytes
+
+    def unsafe_buffer_pointer(self) -> int:
+        """Address of the first element of the buffer."""
+        return self._buf.ctypes.data
+
+    @property
+    def traceback(self) -> None:
+        """Where the array was made: not recorded by pyjax (recording it would cost every op a
+        stack walk), so None, as JAX gives for arrays it has no record for."""
+        return None
+
+    def tobytes(self, order: str = "C") -> bytes:
+        return self._buf.tobytes(order)
 
     @property
     def is_fully_addressable(self) -> bool:

@@ -6,6 +6,7 @@ the three Python scalar kinds (int, float, complex) are nodes of their own.
 """
 from __future__ import annotations
 
+import abc
 import functools
 from typing import Any
 
@@ -109,8 +110,47 @@ def _warn_truncated(requested: np.dtype, got: np.dtype, context: str | None) -> 
 _PYJAX_DIR = __file__.rsplit("/_src/", 1)[0] + "/"
 
 
+class extended(np.generic):  # noqa: N801 - JAX's name
+    """Scalar type of extended (non-NumPy) dtypes such as key dtypes: exists so that
+    `issubdtype(key.dtype, extended)` holds; never instantiated."""
+
+    __module__ = "pyjax.dtypes"
+
+
+class prng_key(extended):  # noqa: N801 - JAX's name
+    """Scalar type of PRNG key dtypes (`issubdtype(key.dtype, prng_key)`); never instantiated."""
+
+    __module__ = "pyjax.dtypes"
+
+
+class ExtendedDType(abc.ABC):
+    """Base of dtypes NumPy does not know (key dtypes); `type` is their scalar type, a
+    subclass of `extended`."""
+
+    __slots__ = ()
+
+    @property
+    @abc.abstractmethod
+    def type(self) -> type: ...
+
+
+def _is_generic_type(x: Any) -> bool:
+    return isinstance(x, type) and issubclass(x, np.generic)
+
+
 def issubdtype(a: Any, b: Any) -> bool:
-    """np.issubdtype that also knows the ml_dtypes (bfloat16 is floating, int4 is integer)."""
+    """np.issubdtype that also knows the ml_dtypes (bfloat16 is floating, int4 is integer) and
+    extended dtypes (a key dtype is a subdtype of `prng_key` and `extended`, and of itself)."""
+    if _is_generic_type(b) and issubclass(b, extended):
+        if isinstance(a, ExtendedDType):
+            return issubclass(a.type, b)
+        return issubclass(a if _is_generic_type(a) else np.dtype(a).type, b)
+    if isinstance(b, ExtendedDType):
+        return isinstance(a, ExtendedDType) and a == b
+    if isinstance(a, ExtendedDType):
+        a = a.type
+    if _is_generic_type(a) and issubclass(a, extended):
+        return _is_generic_type(b) and issubclass(a, b)
     a = np.dtype(a)
     if b in (np.floating, np.inexact, np.number) and a in _floats:
         return True

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
+
 from pyjax._src import errors
+from pyjax._src.core import dtypes
 from pyjax._src.core.array import Array, ArrayImpl
 from pyjax._src.core.trace import Tracer
-from pyjax._src.numpy import array_api_metadata
+from pyjax._src.numpy import array_api_metadata, index_tricks, indexing, manipulation, sorting
 from pyjax._src.numpy import lax_numpy as lnp
 from pyjax._src.numpy import reductions as red
 from pyjax._src.numpy import ufuncs as uf
@@ -117,6 +120,69 @@ def _to_device(self: Any, device: Any, *, stream: Any = None) -> Any:
     return device_put(self, device)
 
 
+def _compress(self: Any, condition: Any, axis: int | None = None, *, out: None = None,
+              size: int | None = None, fill_value: Any = 0) -> Any:
+    return sorting.compress(condition, self, axis=axis, out=out, size=size,
+                            fill_value=fill_value)
+
+
+def _byteswap(self: Any) -> Any:
+    """Each element with its bytes reversed (same dtype), through a uint8 bitcast."""
+    from pyjax import lax
+    if dtypes.is_complex(np.dtype(self.dtype)):
+        return lax.complex(_byteswap(uf.real(self)), _byteswap(uf.imag(self)))
+    if self.itemsize == 1:
+        return self.copy()
+    as_bytes = lax.bitcast_convert_type(self, np.uint8)
+    return lax.bitcast_convert_type(lax.rev(as_bytes, [self.ndim]), self.dtype)
+
+
+def _view(self: Any, dtype: Any = None, type: None = None) -> Any:  # noqa: A002
+    """The array's bits read as `dtype`; the last axis shrinks or grows by the ratio of the
+    bit widths (bool is read as uint8, complex as pairs of floats)."""
+    from pyjax import lax
+    if type is not None:
+        raise NotImplementedError("`type` argument of array.view() is not supported.")
+    if dtype is None:
+        return self
+    dtype = dtypes.check_user_dtype(dtype, "view")
+    bits_in, bits_out = dtypes.itemsize_bits(self.dtype), dtypes.itemsize_bits(dtype)
+    if self.ndim == 0:
+        if bits_in != bits_out:
+            raise ValueError("view() of a 0d array is only supported if the itemsize is "
+                             "unchanged.")
+        return lnp.squeeze(_view(lnp.expand_dims(self, 0), dtype))
+    if (self.shape[-1] * bits_in) % bits_out:
+        raise ValueError("When changing to a larger dtype, its size must be a divisor of the "
+                         "total size in bytes of the last axis of the array.")
+    src = np.dtype(self.dtype)
+    if src == dtype:
+        return self
+    if src == dtypes.bool_:
+        return _view(lnp.astype(self, np.uint8), dtype)
+    if dtypes.is_complex(src):
+        parts = lnp.stack([uf.real(self), uf.imag(self)], axis=-1)
+        return _view(lnp.reshape(parts, (*self.shape[:-1], 2 * self.shape[-1])), dtype)
+    if dtype == dtypes.bool_:
+        return lnp.astype(_view(self, np.uint8), bool)
+    if dtypes.is_complex(dtype):
+        pairs = _view(self, dtypes.finfo(dtype).dtype)
+        return lax.complex(pairs[..., 0::2], pairs[..., 1::2])
+    if bits_in < bits_out:
+        factor = bits_out // bits_in
+        grouped = lnp.reshape(self, (*self.shape[:-1], self.shape[-1] // factor, factor))
+        return lax.bitcast_convert_type(grouped, dtype)
+    out = lax.bitcast_convert_type(self, dtype)
+    if bits_in > bits_out:
+        return lnp.reshape(out, (*out.shape[:-2], out.shape[-2] * out.shape[-1]))
+    return out
+
+
+def _flat(self: Any) -> Any:
+    raise NotImplementedError("JAX Arrays do not implement the arr.flat property: consider "
+                              "arr.flatten() instead.")
+
+
 def _at(self: Any) -> Any:
     from pyjax._src.numpy.indexing import AtIndexer
     return AtIndexer(self)
@@ -132,9 +198,13 @@ _METHODS: dict[str, Callable] = {
     "squeeze": lnp.squeeze, "std": red.std, "sum": red.sum, "swapaxes": lnp.swapaxes,
     "transpose": _transpose, "var": red.var, "__getitem__": _getitem, "__round__": _round,
     "__array_namespace__": array_api_metadata.__array_namespace__, "to_device": _to_device,
+    "argpartition": sorting.argpartition, "byteswap": _byteswap, "choose": index_tricks.choose,
+    "compress": _compress, "diagonal": lnp.diagonal, "searchsorted": sorting.searchsorted,
+    "take": indexing.take, "trace": manipulation.trace, "view": _view,
 }
 _PROPERTIES: dict[str, Callable] = {
     "T": lnp.transpose, "mT": lnp.matrix_transpose, "real": uf.real, "imag": uf.imag, "at": _at,
+    "flat": _flat,
 }
 
 

@@ -91,11 +91,12 @@ class NamedSharding:
 class Shard:
     """One device's slice of a pmapped result."""
 
-    def __init__(self, device: Device, index: tuple, data: Any):
-        self.device, self.index, self.data = device, index, data
+    def __init__(self, device: Device, index: tuple, data: Any, replica_id: int = 0):
+        self.device, self.index, self.data, self.replica_id = device, index, data, replica_id
 
     def __repr__(self) -> str:
-        return f"Shard(device={self.device!r}, index={self.index})"
+        return (f"Shard(device={self.device!r}, index={self.index}, "
+                f"replica_id={self.replica_id}, data={self.data})")
 
 
 class ShardedArray(ArrayImpl):

@@ -49,10 +49,11 @@ def register_prng(impl: PRNGImpl) -> None:
     prngs[impl.name] = impl
 
 
-class KeyTy:
+class KeyTy(dtypes.ExtendedDType):
     """The dtype of key arrays of one PRNG implementation; prints as `key<tag>`."""
 
     __slots__ = ("_impl",)
+    type = dtypes.prng_key
 
     def __init__(self, impl: PRNGImpl):
         self._impl = impl

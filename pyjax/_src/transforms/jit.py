@@ -30,7 +30,8 @@ from pyjax._src.core.jaxpr import (
 from pyjax._src.core.primitive import Primitive
 from pyjax._src.core.trace import Tracer, trace_state, use_trace
 from pyjax._src.transforms import ad, batching
-from pyjax._src.transforms.staging import DebugInfo, abstractify, trace_to_jaxpr
+from pyjax._src.transforms.staging import (
+    DebugInfo, abstractify, fun_sourceinfo, trace_to_jaxpr)
 from pyjax._src.tree_util import tree_flatten, tree_unflatten
 
 CACHE_SIZE = 512  # traces kept per function; the oldest is dropped first
@@ -353,6 +354,9 @@ class JitWrapped:
                *[_leaf_signature(x) for x in leaves])
         entry = self._cache.get(key)
         if entry is None:
+            if config.no_tracing:  # jax.no_tracing(): a cache miss is an error (issue 13)
+                raise RuntimeError(f"re-tracing function {fun_sourceinfo(self._fun)} for "
+                                   "`jit`, but 'no_tracing' is set")
             entry, lifted = self._trace(args, kwargs, leaves, in_tree, bool(kwargs_), statics)
             if lifted:
                 return tree_unflatten(entry.out_tree, self._bind(entry, [*lifted, *leaves]))
@@ -361,6 +365,9 @@ class JitWrapped:
                     self._cache.pop(next(iter(self._cache)), None)
                 self._cache[key] = entry
         if trace_state.trace is None:
+            if config.no_execution:  # jax.no_execution() (issue 13)
+                raise RuntimeError(f"JAX tried to execute function jit({self._name}), but the "
+                                   "no_execution config option is set")
             outs = entry.run([_leaf_buffer(x) for x in leaves])
             for x in leaves:  # outputs that are views of a caller's NumPy argument are copied
                 if type(x) is not ArrayImpl:
