@@ -323,6 +323,13 @@ def promote_types(a: Any, b: Any) -> np.dtype:
     return _PYTHON_NODE_DTYPES.get(node, node)
 
 
+def to_complex_dtype(dtype: Any) -> np.dtype:
+    """The complex dtype of dtype's precision once made inexact (complex128 only from 64-bit
+    types), as JAX's dtypes.to_complex_dtype."""
+    inexact = to_inexact_dtype(np.dtype(dtype))
+    return np.dtype(np.complex128) if inexact in (float64, complex128) else np.dtype(np.complex64)
+
+
 def to_inexact_dtype(dtype: np.dtype) -> np.dtype:
     """Integers and bools promote to floats like JAX (int64/uint64 -> float64, others float32)."""
     if is_inexact(dtype):

@@ -12,6 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from pyjax._src.core import dtypes
 from pyjax._src.numpy import lax_numpy as jnp
 from pyjax._src.numpy import reductions, ufuncs, util
 from pyjax._src.numpy.lax_numpy import _concrete
@@ -21,7 +22,6 @@ from pyjax._src.primitives import elementwise as lax
 from pyjax._src.primitives import extra as lax_extra
 from pyjax._src.primitives import shape as shp
 from pyjax._src.primitives.control_flow import scan
-from pyjax._src.primitives.fft import _complex_of
 
 
 def _ensure(name: str, *args: Any) -> list[Any]:
@@ -102,7 +102,7 @@ def _trim_zeros_tol(filt: Any, tol: Any, trim: str = "fb") -> Any:
 def _roots_no_zeros(p: Any) -> Any:
     """Eigenvalues of p's companion matrix (p[0] != 0)."""
     if p.size < 2:
-        return jnp.array([], dtype=_complex_of(p.dtype))
+        return jnp.array([], dtype=dtypes.to_complex_dtype(p.dtype))
     companion = jnp.diag(jnp.ones((p.size - 2,), p.dtype), -1)
     companion = companion.at[0, :].set(-p[1:] / p[0])
     return _linalg().eigvals(companion)
@@ -126,7 +126,7 @@ def roots(p: Any, *, strip_zeros: bool = True) -> Any:
     if p_arr.ndim != 1:
         raise ValueError("Input must be a rank-1 array.")
     if p_arr.size < 2:
-        return jnp.array([], dtype=_complex_of(p_arr.dtype))
+        return jnp.array([], dtype=dtypes.to_complex_dtype(p_arr.dtype))
     num_leading_zeros = ufuncs._where(reductions.all(p_arr == 0), len(p_arr),
                                       reductions.argmin(p_arr == 0))
     if strip_zeros:

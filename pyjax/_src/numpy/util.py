@@ -116,6 +116,12 @@ def promote_dtypes_inexact(*args: Any) -> list[Any]:
     return [convert(a, dtype, weak) for a in args]
 
 
+def promote_dtypes_complex(*args: Any) -> list[Any]:
+    """Like promote_dtypes, then to the complex dtype of that precision (weakness kept)."""
+    dtype, weak = dtypes.promote([type_of(a) for a in args])
+    return [convert(a, dtypes.to_complex_dtype(dtype), weak) for a in args]
+
+
 def promote_dtypes_numeric(*args: Any) -> list[Any]:
     """Like promote_dtypes, but bool becomes int32 (even under x64, as in JAX)."""
     dtype, weak = dtypes.promote([type_of(a) for a in args])

@@ -22,12 +22,6 @@ _BY_NAME = {"fft": FftType.FFT, "FFT": FftType.FFT, "ifft": FftType.IFFT, "IFFT"
             "IRFFT": FftType.IRFFT}
 
 
-def _complex_of(dtype: np.dtype) -> np.dtype:
-    """The complex dtype of dtype's precision (JAX's dtypes.to_complex_dtype)."""
-    return np.dtype(np.complex128) if dtypes.to_inexact_dtype(dtype) in (
-        np.float64, np.complex128) else np.dtype(np.complex64)
-
-
 def _real_of(dtype: np.dtype) -> np.dtype:
     return np.dtype(np.finfo(dtype).dtype)
 
@@ -44,7 +38,7 @@ def _fft_abstract(x: ShapedArray, *, fft_type: FftType, fft_lengths: tuple) -> S
             raise ValueError(f"RFFT input shape {x.shape} minor dimensions must be equal to "
                              f"fft_lengths {fft_lengths}")
         shape = x.shape[:-k] + fft_lengths[:-1] + (fft_lengths[-1] // 2 + 1,)
-        dtype = _complex_of(x.dtype)
+        dtype = dtypes.to_complex_dtype(x.dtype)
     elif fft_type == FftType.IRFFT:
         if not dtypes.is_complex(x.dtype):
             raise ValueError(f"IRFFT input must be complex64 or complex128, got {x.dtype}")
@@ -95,7 +89,7 @@ def _fft(x: Any, fft_type: FftType | str, fft_lengths: Sequence[int]) -> Any:
             raise ValueError("only real valued inputs supported for rfft")
         x = ew.convert_element_type(x, dtypes.to_inexact_dtype(dtype))
     else:
-        x = ew.convert_element_type(x, _complex_of(dtype))
+        x = ew.convert_element_type(x, dtypes.to_complex_dtype(dtype))
     if len(fft_lengths) == 0:
         return x
     return fft_p.bind(x, fft_type=typ, fft_lengths=tuple(int(n) for n in fft_lengths))

@@ -14,7 +14,7 @@ from pyjax import lax
 from pyjax._src.backend.dispatch import as_operand
 from pyjax._src.core import dtypes
 from pyjax._src.numpy.util import canonicalize_axis, check_arraylike, promote_dtypes_inexact
-from pyjax._src.scipy.linalg import promote_dtypes_complex
+from pyjax._src.numpy.util import promote_dtypes_complex
 
 
 def _ensure_array(name: str, x: Any) -> Any:

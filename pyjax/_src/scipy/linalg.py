@@ -17,27 +17,14 @@ import pyjax.numpy as jnp
 from pyjax import lax
 from pyjax._src.core import dtypes
 from pyjax._src.numpy import linalg as jnp_linalg
-from pyjax._src.numpy.util import convert, promote_args_inexact, promote_dtypes_inexact, type_of
+from pyjax._src.numpy.util import (
+    promote_args_inexact, promote_dtypes_complex, promote_dtypes_inexact)
 from pyjax._src.numpy.vectorize import vectorize
 from pyjax._src.primitives import linalg as lax_linalg
 from pyjax._src.transforms.batching import vmap
 from pyjax._src.transforms.jit import jit
 
 Array = Any
-
-
-def to_complex_dtype(dtype: Any) -> np.dtype:
-    """The complex dtype as wide as `dtype` made inexact (complex128 only from 64 bits)."""
-    inexact = dtypes.to_inexact_dtype(np.dtype(dtype))
-    wide = inexact in (np.dtype(np.float64), np.dtype(np.complex128))
-    return np.dtype(np.complex128 if wide else np.complex64)
-
-
-def promote_dtypes_complex(*args: Any) -> list[Array]:
-    """The operands promoted together, then to the matching complex dtype (weakness kept)."""
-    dtype, weak = dtypes.promote([type_of(a) for a in args])
-    dtype = to_complex_dtype(dtype)
-    return [convert(a, dtype, weak) for a in args]
 
 
 def _batched_1d_warning(name: str, fix: str) -> None:
@@ -156,7 +143,7 @@ def eigh(a: Array, b: Array | None = None, lower: bool = True, eigvals_only: boo
 @partial(jit, static_argnames=("output",))
 def _schur(a: Array, output: str) -> tuple[Array, Array]:
     if output == "complex":
-        a = a.astype(to_complex_dtype(a.dtype))
+        a = a.astype(dtypes.to_complex_dtype(a.dtype))
     return lax_linalg.schur(a)
 
 

@@ -15,9 +15,10 @@ import pyjax.numpy as jnp
 from pyjax import lax
 from pyjax._src.backend.dispatch import as_operand
 from pyjax._src.compat.core import concrete_or_error
+from pyjax._src.core import dtypes
 from pyjax._src.numpy.lax_numpy import _index_tuple
-from pyjax._src.numpy.util import canonicalize_axis, check_arraylike, promote_dtypes_inexact
-from pyjax._src.scipy.linalg import promote_dtypes_complex, to_complex_dtype
+from pyjax._src.numpy.util import (
+    canonicalize_axis, check_arraylike, promote_dtypes_complex, promote_dtypes_inexact)
 from pyjax._src.transforms.batching import vmap
 
 _MODES = ("full", "same", "valid")
@@ -320,7 +321,7 @@ def _spectral_helper(x: Any, y: Any, fs: Any = 1.0, window: Any = "hann",
                                               y_arr.shape[:axis] + y_arr.shape[axis + 1:])
         except ValueError as err:
             raise ValueError("x and y cannot be broadcast together.") from err
-    result_dtype = to_complex_dtype(x.dtype)
+    result_dtype = dtypes.to_complex_dtype(x.dtype)
     freq_dtype = np.finfo(result_dtype).dtype
     nperseg_int = 0
     if nperseg is not None:
@@ -520,7 +521,7 @@ def istft(Zxx: Any, fs: Any = 1.0, window: Any = "hann", nperseg: int | None = N
     time_axis = canonicalize_axis(time_axis, Zxx.ndim)
     if freq_axis == time_axis:
         raise ValueError("Must specify differing time and frequency axes!")
-    Zxx = jnp.asarray(Zxx, dtype=to_complex_dtype(Zxx.dtype))
+    Zxx = jnp.asarray(Zxx, dtype=dtypes.to_complex_dtype(Zxx.dtype))
     n_default = 2 * (Zxx.shape[freq_axis] - 1) if input_onesided else Zxx.shape[freq_axis]
     nperseg_int = concrete_or_error(int, nperseg or n_default,
                                     "nperseg: segment length of STFT")

@@ -12,7 +12,7 @@ from pyjax._src.core import dtypes
 from pyjax._src.core.array import Array
 from pyjax._src.numpy.util import (
     check_arraylike, promote_args_inexact, promote_shapes, staged_as_jit)
-from pyjax._src.scipy.fft import promote_dtypes_complex
+from pyjax._src.numpy.util import promote_dtypes_complex
 from pyjax._src.scipy.special import const as _c
 from pyjax._src.transforms.custom_derivatives import custom_jvp
 
