@@ -5,6 +5,7 @@ and make_jaxpr texts, byte for byte; plus the effect rules (never dropped, once 
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
 import pytest
@@ -59,12 +60,17 @@ def test_program_output(rec: dict) -> None:
         assert run_captured(thunk) == rec["stdout"]
 
 
+def _from_tests(text: str) -> str:
+    """Paths into this checkout written from its tests/ directory (checkouts differ)."""
+    return re.sub(r"/\S*?/tests/", "tests/", text)
+
+
 @pytest.mark.parametrize("rec", JAXPRS, ids=record_id)
 def test_jaxpr(rec: dict) -> None:
     fn, args = _CASES[rec["x64"]][1][rec["name"]]
     with x64_mode(rec["x64"]):
-        if "jaxpr" in rec:
-            assert str(pyjax.make_jaxpr(fn)(*args)) == rec["jaxpr"]
+        if "jaxpr" in rec:  # debug.log's record names the recorder's file: compare from tests/
+            assert _from_tests(str(pyjax.make_jaxpr(fn)(*args))) == _from_tests(rec["jaxpr"])
         else:
             with pytest.raises(Exception) as info:
                 pyjax.make_jaxpr(fn)(*args)
