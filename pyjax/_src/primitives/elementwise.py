@@ -411,10 +411,23 @@ ad.defjvp_zero(clz_p)
 
 
 def _integer_pow_impl(x: np.ndarray, *, y: int) -> np.ndarray:
+    """XLA's integer_pow: binary exponentiation in x's dtype (each product rounded, so
+    inexact results match XLA's), then a reciprocal for negative y."""
     with np.errstate(all="ignore"):
-        if y < 0:
-            return (1 / np.power(x, -y)).astype(x.dtype)
-        return np.power(x, y, dtype=x.dtype)
+        if x.dtype.kind in "iub":
+            if y < 0:
+                return (1 / np.power(x, -y)).astype(x.dtype)
+            return np.power(x, y, dtype=x.dtype)
+        if y == 0:
+            return np.ones_like(x)
+        n, base, acc = abs(y), x, None
+        while n:
+            if n & 1:
+                acc = base if acc is None else acc * base
+            n >>= 1
+            if n:
+                base = base * base
+        return (np.ones((), x.dtype) / acc).astype(x.dtype) if y < 0 else acc.astype(x.dtype)
 
 
 def _integer_pow_abstract(x: ShapedArray, *, y: int) -> ShapedArray:

@@ -426,12 +426,15 @@ def _make_scatter_impl(ufunc: Any) -> Callable[..., np.ndarray]:
         positions, flat = _scatter_windows(operand, indices, updates, dimension_numbers, mode)
         if flat.size == 0:
             return out
+        target = out
+        if out.ndim == 0:  # every window of a 0-d operand is its one element
+            target, positions = out.reshape(1), (np.zeros(flat.shape, np.intp),)
         if ufunc is not None:
-            ufunc.at(out, positions, flat)
+            ufunc.at(target, positions, flat)
         elif update_jaxpr is None:
-            out[positions] = flat
+            target[positions] = flat
         else:
-            _apply_update_jaxpr(out, positions, flat, update_jaxpr, update_consts)
+            _apply_update_jaxpr(target, positions, flat, update_jaxpr, update_consts)
         return out
     return impl
 
