@@ -41,6 +41,7 @@ from pyjax import lax
 from pyjax.test_util import check_grads
 
 from op_table import x64_mode
+from recorded import check_jaxpr, tracer_error_normalizer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "oracle"))
@@ -165,16 +166,7 @@ def _jaxpr_records() -> list[Any]:
 def test_jaxprs_and_errors_match_jax(rec: dict) -> None:
     fn, args = JAXPR_CASES[rec["name"]]
     with x64_mode(rec["x64"]):
-        if "error" in rec:
-            with pytest.raises(Exception) as info:
-                pyjax.make_jaxpr(fn)(*args)
-            assert type(info.value).__name__ == rec["error"]["type"]
-            got, want = str(info.value), rec["error"]["message"]
-            if rec["error"]["type"] == "ConcretizationTypeError":  # paths and lines differ
-                got, want = got.splitlines()[:2], want.splitlines()[:2]
-            assert got == want
-        else:
-            assert str(pyjax.make_jaxpr(fn)(*args)) == rec["jaxpr"]
+        check_jaxpr(fn, args, rec, tracer_error_normalizer(rec))
 
 
 # ---------------------------------------------------------------------------------------------
