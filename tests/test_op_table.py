@@ -59,6 +59,9 @@ NOT_DIRECTLY_CALLABLE: dict[str, tuple[str, bool]] = {
               False)
        for name in ("debug_callback", "debug_print", "pure_callback", "io_callback",
                     "inspect_sharding")},
+    # checkify (issue 13)
+    "check": ("effectful: holds an Error's leaves and treedef; tests/test_checkify.py compares "
+              "it with JAX eagerly, under jit, vmap, grad and checkify", False),
     "cond": ("control flow: carries branch jaxprs", True),
     "while": ("control flow: carries cond and body jaxprs", False),
     "scan": ("control flow: carries a body jaxpr", True),
