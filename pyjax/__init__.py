@@ -39,7 +39,7 @@ from pyjax._src.parallel.pmap import pmap  # noqa: F401
 from pyjax._src.transforms.batching import vmap  # noqa: F401
 from pyjax._src.transforms.checkpoint import checkpoint, checkpoint_policies, remat  # noqa: F401
 from pyjax._src.transforms.custom_derivatives import (  # noqa: F401
-    closure_convert, custom_jvp, custom_vjp)
+    closure_convert, custom_gradient, custom_jvp, custom_vjp)
 from pyjax._src.transforms.jit import jit  # noqa: F401
 from pyjax._src.transforms.staging import make_jaxpr  # noqa: F401
 from pyjax._src.alias import alias_as_jax  # noqa: F401
@@ -48,8 +48,22 @@ from pyjax import random  # noqa: F401,E402
 from pyjax import dlpack  # noqa: F401,E402
 from pyjax import flatten_util, typing  # noqa: F401,E402
 
+# Sharding (issue 13): jax.sharding, and the names JAX also exports at top level.
+from pyjax import sharding  # noqa: F401,E402
+from pyjax._src.parallel.devices import Device  # noqa: F401,E402
+from pyjax._src.parallel.mesh import make_mesh, set_mesh  # noqa: F401,E402
+from pyjax._src.parallel.placement import (  # noqa: F401,E402
+    make_array_from_callback, make_array_from_process_local_data,
+    make_array_from_single_device_arrays, reshard)
+from pyjax._src.parallel.sharding import NamedSharding, P, Shard  # noqa: F401,E402
+
+# Mutable array references (jax.new_ref, jax.Ref, jax.freeze, the jax.ref module).
+from pyjax import ref  # noqa: F401,E402
+from pyjax._src.state import Ref, freeze, new_ref  # noqa: F401,E402
+
 # Heavier user-facing packages load on first use (`pyjax.nn`, `pyjax.scipy`, `pyjax.debug`).
 from pyjax._src import lazy_loader as _lazy  # noqa: E402
 
-__getattr__ = _lazy.attach(__name__, ["debug", "nn", "scipy"])[0]
+__getattr__ = _lazy.attach(__name__, ["api_util", "custom_derivatives", "debug", "interpreters",
+                                      "nn", "scipy", "stages"])[0]
 del _lazy

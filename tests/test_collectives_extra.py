@@ -27,7 +27,7 @@ sys.path.insert(0, sys.argv[1])
 import numpy as np
 import pyjax as jax, pyjax.numpy as jnp
 from pyjax import lax
-from pyjax._src.parallel.pmap import Mesh, NamedSharding, PartitionSpec
+from pyjax.sharding import Mesh, NamedSharding, PartitionSpec
 from record_collectives_extra import run_all
 sharding = NamedSharding(Mesh(jax.devices(), "d"), PartitionSpec("d"))
 records = run_all(jax, jnp, lax, np, sharding)

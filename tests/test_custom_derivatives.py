@@ -109,3 +109,14 @@ def test_custom_rules_see_defaults_and_keywords_as_positions():
                        "failed with the error:\nThe following keyword arguments could not be "
                        "resolved to positions: k"):
         f(1., k=3.)
+
+
+def test_custom_vjp_grad_with_integer_argument():
+    """An integer input's tangent is float0; it is not an operand of the linearised call."""
+    @jax.custom_vjp
+    def f(x, i):
+        return x * i
+    f.defvjp(lambda x, i: (x * i, (i,)), lambda r, g: (g * r[0], None))
+    assert float(jax.grad(f)(2.0, 3)) == 3.0
+    assert float(jax.jit(jax.grad(f))(2.0, 3)) == 3.0
+    np.testing.assert_array_equal(jax.vmap(jax.grad(f), (0, None))(jnp.ones(2), 3), [3.0, 3.0])

@@ -19,13 +19,29 @@ class _AliasLoader(importlib.abc.Loader):
         return None
 
 
+#: JAX internal modules that are pyjax's own modules, not mappings (patching them must reach
+#: pyjax: e.g. chex wraps `jax._src.compiler.backend_compile_and_load`)
+_SAME_MODULE = {"jax._src.compiler": "pyjax._src.backend.compiler",
+                "jax._src.checkify": "pyjax._src.checkify"}
+
+
+def real_name(fullname: str) -> str:
+    """The pyjax module standing for JAX module `fullname`: `jax.X` is `pyjax.X`, and JAX's
+    internal modules `jax._src.X` are the mappings in pyjax/_src/compat/jax_src/."""
+    if fullname in _SAME_MODULE:
+        return _SAME_MODULE[fullname]
+    if fullname == "jax._src" or fullname.startswith("jax._src."):
+        return "pyjax._src.compat.jax_src" + fullname[len("jax._src"):]
+    return "pyjax" + fullname[3:]
+
+
 class _AliasFinder(importlib.abc.MetaPathFinder):
-    """Resolves `jax` and `jax.X.Y` to `pyjax` and `pyjax.X.Y`."""
+    """Resolves `jax` and `jax.X.Y` to the pyjax modules `real_name` gives."""
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
         if fullname != "jax" and not fullname.startswith("jax."):
             return None
-        real = "pyjax" + fullname[3:]
+        real = real_name(fullname)
         if importlib.util.find_spec(real) is None:
             return None
         return importlib.util.spec_from_loader(fullname, _AliasLoader(real))

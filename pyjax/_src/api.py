@@ -8,21 +8,30 @@ from typing import Any
 import numpy as np
 
 from pyjax._src import caches
-from pyjax._src.core.array import Array, ArrayImpl
-from pyjax._src.numpy.lax_numpy import asarray
+from pyjax._src.core.array import ArrayImpl
 from pyjax._src.tree_util import tree_map
 
 
 def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = False,
                may_alias: Any = None) -> Any:
-    """Put every leaf of `x` on the (host) device as an Array, copying NumPy inputs."""
-    def put(leaf: Any) -> Any:
-        out = leaf if isinstance(leaf, Array) else asarray(leaf)
-        if device is not None and type(out) is ArrayImpl:  # placed explicitly: committed
-            out = ArrayImpl(out._buf, out._weak)
-            out._committed = True
-        return out
-    return tree_map(put, x)
+    """Put every leaf of `x` on the (host) devices as an Array, copying NumPy inputs; `device`
+    (a Device, Sharding or PartitionSpec, or a pytree prefix of `x` of them) lays it out."""
+    from pyjax._src.parallel.placement import put_leaf
+    from pyjax._src.transforms.batching import _broadcast_prefix
+    from pyjax._src.tree_util import tree_flatten, tree_unflatten
+    leaves, tree = tree_flatten(x)
+    if device is None or _is_target(device):
+        targets = [device] * len(leaves)
+    else:
+        targets = _broadcast_prefix(device, tree_unflatten(tree, leaves), "device")
+    return tree_unflatten(tree, [put_leaf(leaf, t) for leaf, t in zip(leaves, targets)])
+
+
+def _is_target(device: Any) -> bool:
+    """A single placement target (not a pytree of them)."""
+    from pyjax._src.parallel.devices import Device
+    from pyjax._src.parallel.sharding import PartitionSpec, Sharding
+    return isinstance(device, (Device, Sharding, PartitionSpec))
 
 
 def device_get(x: Any) -> Any:

@@ -1,6 +1,6 @@
 """Small top-level helpers of `jax`: name scopes, the live-array list and the environment
-report.  pyjax keeps no name stack (jaxprs print none, as JAX's do not), so scopes only check
-their name and delimit a block."""
+report.  Scopes push their name onto the thread's name stack (core/source_info; jaxprs print
+none, as JAX's do not)."""
 from __future__ import annotations
 
 import contextlib
@@ -12,6 +12,8 @@ from typing import Any, Callable, Iterator, TypeVar
 
 import numpy as np
 
+from pyjax._src.core.source_info import extend_name_stack
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -20,7 +22,8 @@ def named_scope(name: str) -> Iterator[None]:
     """Context manager naming the operations staged inside it (`with jax.named_scope("mlp"):`)."""
     if not isinstance(name, str):
         raise TypeError("named_scope name argument must be a string.")
-    yield
+    with extend_name_stack(name):
+        yield
 
 
 def named_call(fun: F, *, name: str | None = None) -> F:

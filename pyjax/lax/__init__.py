@@ -73,3 +73,27 @@ from pyjax._src.primitives.ragged_dot import (  # noqa: F401,E402
 # -- implicitly differentiated solves (primitives/control_flow/solves.py) ----------------------
 from pyjax._src.primitives.control_flow.solves import (  # noqa: F401,E402
     custom_linear_solve, custom_root)
+# -- the remaining primitives under JAX's `lax.<name>_p` names (libraries register rules for
+# them or recognise them in jaxprs); each is the Primitive of that name in pyjax's registry ----
+from pyjax._src.core.primitive import registry as _registry  # noqa: E402
+
+_JAX_PRIMITIVE_NAMES = {  # JAX's attribute -> pyjax's primitive name where they differ
+    "scatter_add_p": "scatter-add", "scatter_sub_p": "scatter-sub", "scatter_mul_p": "scatter-mul",
+    "scatter_min_p": "scatter-min", "scatter_max_p": "scatter-max",
+    "linear_solve_p": "custom_linear_solve"}
+for _name in (
+        "abs acos acosh add all_gather all_to_all and argmax argmin asin asinh atan2 atan atanh "
+        "axis_index bessel_i0e bessel_i1e bitcast_convert_type broadcast_in_dim cbrt ceil clamp "
+        "clz complex concatenate conj convert_element_type copy cos cosh cumlogsumexp cummax "
+        "cummin cumprod cumsum digamma div dynamic_slice dynamic_update_slice eq eq_to erf_inv "
+        "erf erfc exp2 exp expm1 floor gather ge gt igamma_grad_a igamma igammac imag "
+        "integer_pow iota is_finite le le_to lgamma log1p log logistic lt lt_to max min mul "
+        "mulhi ne neg nextafter not or pad pmax pmin polygamma population_count pow ppermute "
+        "psum real reduce_and reduce_max reduce_min reduce_or reduce_precision reduce_prod "
+        "reduce_sum reduce_xor regularized_incomplete_beta rem reshape rev round rsqrt scatter "
+        "select_n shift_left shift_right_arithmetic shift_right_logical sign sin sinh slice sort "
+        "split sqrt square squeeze stack stage stop_gradient sub tan tanh tile transpose unstack "
+        "xor zeta").split():
+    _JAX_PRIMITIVE_NAMES[f"{_name}_p"] = _name
+globals().update({attr: _registry[name] for attr, name in _JAX_PRIMITIVE_NAMES.items()})
+del _name, _registry, _JAX_PRIMITIVE_NAMES

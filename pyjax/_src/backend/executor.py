@@ -10,6 +10,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from pyjax._src.backend import compiler
 from pyjax._src.backend.dispatch import to_buffer
 from pyjax._src.backend.simplify import simplify
 from pyjax._src.core.jaxpr import ClosedJaxpr, Literal
@@ -18,7 +19,7 @@ from pyjax._src.core.jaxpr import ClosedJaxpr, Literal
 def compile_jaxpr(closed: ClosedJaxpr) -> Callable[[Sequence[np.ndarray]], list]:
     """A function from input buffers to output buffers (cached on the ClosedJaxpr)."""
     if closed.executable is None:
-        closed.executable = _generate(simplify(closed))
+        closed.executable = compiler.backend_compile_and_load(compiler.host_backend, closed)
     return closed.executable
 
 
@@ -56,18 +57,21 @@ def _generate(closed: ClosedJaxpr) -> Callable[[Sequence[np.ndarray]], list]:
             call_args.append("**" + bind_global(eqn.params))
         call = f"{impl}({', '.join(call_args)})"
         if eqn.primitive.multiple_results:
-            lines.append(f"    {', '.join(outs)}{',' if len(outs) == 1 else ''} = {call}"
-                         if outs else f"    {call}")
+            line = (f"    {', '.join(outs)}{',' if len(outs) == 1 else ''} = {call}"
+                    if outs else f"    {call}")
         else:
-            lines.append(f"    {outs[0]} = {call}")
+            line = f"    {outs[0]} = {call}"
+        lines.append(f"{line}  # {eqn.primitive.name}")
         dead = [names[v] for v in last_use.get(i, ())]
         if dead:  # free temporaries at once: big buffers then recycle instead of page-faulting
             lines.append(f"    del {', '.join(dead)}")
     lines.append(f"    return [{', '.join(ref(v) for v in jaxpr.outvars)}]")
-    exec(compile("\n".join(lines), f"<jaxpr {id(jaxpr):x}>", "exec"), namespace)
+    source = "\n".join(lines)
+    exec(compile(source, f"<jaxpr {id(jaxpr):x}>", "exec"), namespace)
     run = namespace["run"]
     call = lambda buffers: run(*buffers)  # noqa: E731
     call.positional = run  # loops call the generated function directly (no list per step)
+    call.source = source  # what jax.stages.Compiled.as_text() shows
     return call
 
 

@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence, Union
 
 from pyjax._src import errors
 from pyjax._src.config import ensure_compile_time_eval
-from pyjax._src.core.avals import ShapedArray
+from pyjax._src.core.avals import AbstractValue, ShapedArray
 from pyjax._src.core.jaxpr import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from pyjax._src.core.jaxpr import eval_jaxpr as _eval_jaxpr
 from pyjax._src.core.primitive import Primitive
@@ -72,7 +72,7 @@ def is_concrete(x: Any) -> bool:
     return not isinstance(x, Tracer) or x.concrete_value() is not None
 
 
-PUBLIC = ("ShapedArray", "Trace", "Tracer", "Atom", "ParamDict", "Value",
+PUBLIC = ("AbstractValue", "ShapedArray", "Trace", "Tracer", "Atom", "ParamDict", "Value",
           "ensure_compile_time_eval", "eval_context", "eval_jaxpr", "max_dim", "min_dim")
 
 #: deprecated in JAX 0.10.2: name -> (warning, value)

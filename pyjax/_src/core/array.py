@@ -35,7 +35,7 @@ class Array:
 class ArrayImpl(Array):
     """A concrete array: an immutable NumPy buffer plus JAX's weak-type flag."""
 
-    __slots__ = ("_buf", "_weak", "_read_only", "_committed", "__weakref__")
+    __slots__ = ("_buf", "_weak", "_read_only", "_committed", "_sharding", "__weakref__")
 
     def __init__(self, buf: np.ndarray, weak: bool = False):
         self._buf = buf
@@ -177,18 +177,25 @@ class ArrayImpl(Array):
         return True
 
     def devices(self) -> set:
-        from pyjax._src.parallel.devices import default_device
-        return {default_device()}
+        return self.sharding.device_set
 
     @property
     def device(self) -> Any:
-        from pyjax._src.parallel.devices import default_device
-        return default_device()
+        """The one device holding the array, or its sharding when it spans several."""
+        sharding = self.sharding
+        devices = sharding.device_set
+        return next(iter(devices)) if len(devices) == 1 else sharding
 
     @property
     def sharding(self) -> Any:
-        from pyjax._src.parallel.devices import SingleDeviceSharding, default_device
-        return SingleDeviceSharding(default_device())
+        """How the array is laid out (`_sharding`, set only when placed: `device_put`, pmap,
+        jit's out_shardings); otherwise held whole by the default device."""
+        try:
+            return self._sharding
+        except AttributeError:
+            from pyjax._src.parallel.devices import default_device
+            from pyjax._src.parallel.sharding import SingleDeviceSharding
+            return SingleDeviceSharding(default_device())
 
     @property
     def committed(self) -> bool:
@@ -205,10 +212,9 @@ class ArrayImpl(Array):
 
     @property
     def addressable_shards(self) -> list:
-        """The one shard (the whole array, on the host device) of a single-device array."""
-        from pyjax._src.parallel.devices import default_device
-        from pyjax._src.parallel.pmap import Shard
-        return [Shard(default_device(), (slice(None),) * self._buf.ndim, self)]
+        """Each device's slice of the array (one buffer is shared: the slices are views)."""
+        from pyjax._src.parallel.sharding import shards_of
+        return shards_of(self)
 
     @property
     def global_shards(self) -> list:
@@ -240,7 +246,7 @@ class ArrayImpl(Array):
 
     @property
     def is_fully_replicated(self) -> bool:
-        return True
+        return self.sharding.is_fully_replicated
 
     def delete(self) -> None:
         return None

@@ -1,18 +1,33 @@
 """Abstract values: what a tracer knows about an array (shape, dtype, weak type), not its data."""
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import numpy as np
 
 from pyjax._src.core import dtypes
 
 
-class ShapedArray:
+class AbstractValue:
+    """Base of abstract values (JAX's `jax.core.AbstractValue`)."""
+
+    __slots__ = ()
+
+
+#: Abstract values of Python types that are not arrays (mutable references, hijax types):
+#: {type: value -> aval}, JAX's `core.pytype_aval_mappings`; `abstractify` consults it.
+pytype_aval_mappings: dict[type, Callable[[Any], AbstractValue]] = {}
+
+
+class ShapedArray(AbstractValue):
     """The abstract value of an array: `f32[3]` in a jaxpr; equal avals mean the same trace."""
 
     __slots__ = ("shape", "dtype", "weak_type", "_hash")
 
     def __init__(self, shape: tuple[int, ...], dtype: np.dtype, weak_type: bool = False):
         self.shape = tuple(shape)
+        if type(dtype) is not np.dtype and not isinstance(dtype, dtypes.ExtendedDType):
+            dtype = np.dtype(dtype)  # a scalar type such as jnp.float32, as JAX accepts
         self.dtype = dtype
         self.weak_type = bool(weak_type)
         self._hash = hash((self.shape, self.dtype, self.weak_type))

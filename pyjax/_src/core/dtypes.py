@@ -237,15 +237,36 @@ class TypePromotionError(ValueError):
     """No implicit promotion path exists between the given dtypes."""
 
 
+_float8_dtypes = frozenset(d for d in small_float_dtypes if d.name.startswith("float8"))
+_float6_dtypes = frozenset(d for d in small_float_dtypes if d.name.startswith("float6"))
+_float4_dtypes = frozenset(d for d in small_float_dtypes if d.name.startswith("float4"))
+_intn_dtypes = frozenset((int1, int2, int4, uint1, uint2, uint4))
+
+
 @functools.lru_cache(maxsize=1024)
-def _least_upper_bound(x64: bool, nodes: frozenset) -> Any:
+def _least_upper_bound(x64: bool, nodes: tuple) -> Any:
+    """The least upper bound of `nodes` (in the order JAX's error message lists them)."""
     bounds = _upper_bounds(x64)
     common = frozenset.intersection(*(bounds[n] for n in nodes))
     least = [c for c in common if common <= bounds[c]]
     if len(least) != 1:
-        names = ", ".join(str(n) for n in nodes)
-        raise TypePromotionError(f"no type promotion path for the dtypes {{{names}}}")
+        raise TypePromotionError(_no_promotion_message(nodes))
     return least[0]
+
+
+def _no_promotion_message(nodes: tuple) -> str:
+    """JAX's text: small floats and n-bit integers say they never promote implicitly."""
+    head = (f"Input dtypes {tuple(str(n) for n in nodes)} have no available implicit dtype "
+            "promotion path.")
+    for family, bits in ((_float8_dtypes, "8-bit floats"), (_float6_dtypes, "6-bit floats"),
+                         (_float4_dtypes, "4-bit floats"),
+                         (_intn_dtypes, "1-bit, 2-bit and 4-bit integers")):
+        if any(n in family for n in nodes):
+            example = "int32" if family is _intn_dtypes else "float32"
+            return (f"{head} To avoid unintended promotion, {bits} do not support implicit "
+                    "promotion. If you'd like your inputs to be promoted to another type, you "
+                    f"can do so explicitly using e.g. x.astype('{example}')")
+    return f"{head} Try explicitly casting inputs to the desired output type."
 
 
 def _lattice_node(dtype: np.dtype, weak: bool) -> Any:
@@ -293,10 +314,11 @@ def promote(pairs: list[tuple[np.dtype, bool]]) -> tuple[np.dtype, bool]:
         return pairs[0][0], False
     x64 = config.x64
     if all_weak:
-        node = _least_upper_bound(x64, frozenset(dtypes))
+        node = _least_upper_bound(x64, tuple({d for d, _ in pairs}))
         out, weak = _node_dtype(node), True
     else:
-        node = _least_upper_bound(x64, frozenset(_lattice_node(d, w) for d, w in pairs))
+        # a set, as JAX builds it: its order is the order the error message lists
+        node = _least_upper_bound(x64, tuple({_lattice_node(d, w) for d, w in pairs}))
         # `is`, not `in`: np.dtype("float64") == float, so `in` would call float64 weak
         out, weak = _node_dtype(node), any(node is t for t in (int, float, complex))
     return canonicalize_dtype(out), weak and out != bool_
@@ -317,7 +339,7 @@ _PYTHON_NODE_DTYPES = {int: int64, float: float64, complex: complex128}
 def promote_types(a: Any, b: Any) -> np.dtype:
     """jnp.promote_types: promotion of two dtypes taken as strong, on the lattice of the current
     x64 mode, without canonicalising the result (so float64 survives with x64 off)."""
-    nodes = frozenset(x if x in (int, float, complex) else np.dtype(
+    nodes = tuple(x if any(x is t for t in (int, float, complex)) else np.dtype(
         python_scalar_dtypes.get(x, x)) for x in (a, b))
     node = _least_upper_bound(config.x64, nodes)
     return _PYTHON_NODE_DTYPES.get(node, node)

@@ -25,6 +25,10 @@ registry: dict[str, "Primitive"] = {}
 class Primitive:
     """A named operation; `bind` hands it to the current trace (eager when there is none)."""
 
+    #: whether instances join `registry` (the census of pyjax's own primitives); primitives
+    #: that libraries define through JAX's extension API do not
+    census = True
+
     def __init__(self, name: str, *, multiple_results: bool = False):
         from pyjax._src.backend.dispatch import apply_primitive
         self.name = name
@@ -41,7 +45,8 @@ class Primitive:
         self.partial_eval: Callable[..., Any] | None = None
         self.effectful = False
         self.const_fold: Callable[..., Any] | None = None
-        registry[name] = self
+        if self.census:
+            registry[name] = self
 
     def bind(self, *args: Any, **params: Any) -> Any:
         trace = trace_state.trace

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import operator
 import threading
+import types
 from typing import Any
 
 from pyjax._src import errors
 from pyjax._src.core.array import Array
 from pyjax._src.core.avals import ShapedArray
+
+
+_MISSING = object()
 
 
 class _TraceState(threading.local):
@@ -142,6 +146,34 @@ class Tracer(Array):
         raise errors.ConcretizationTypeError(self, "The item() method was called on a tracer.")
 
     __hash__ = None  # type: ignore[assignment]
+
+    # -- tracers of non-array types (references, hijax types) defer to their aval, as JAX's
+    # Tracer does: `aval._getitem(tracer, idx)`, `aval_property` / `aval_method` attributes
+    def __getitem__(self, idx: Any) -> Any:
+        aval = self.aval
+        if type(aval) is ShapedArray:
+            return Array.__getitem__(self, idx)  # type: ignore[attr-defined]  (array_methods)
+        return aval._getitem(self, idx)
+
+    def __setitem__(self, idx: Any, value: Any) -> None:
+        aval = self.aval
+        if type(aval) is ShapedArray:
+            from pyjax._src.core.array import ArrayImpl
+            return ArrayImpl.__setitem__(self, idx, value)  # type: ignore[arg-type]
+        return aval._setitem(self, idx, value)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in ("aval", "_trace"):
+            raise AttributeError(name)
+        attr = getattr(self.aval, name, _MISSING)
+        kind = getattr(type(attr), "_aval_attribute", None)
+        if kind == "property":
+            return attr.fget(self)
+        if kind == "method":
+            return types.MethodType(attr.fun, self)
+        if attr is _MISSING or type(self.aval) is ShapedArray:
+            raise AttributeError(f"{type(self).__name__} has no attribute {name}")
+        return attr
 
     def __len__(self) -> int:
         if not self.aval.shape:

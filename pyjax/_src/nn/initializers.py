@@ -56,7 +56,7 @@ def _check_out_sharding(out_sharding: Any, api_name: str) -> None:
     refused with the error JAX gives for a sharding it cannot use outside a mesh."""
     if out_sharding is None:
         return
-    from pyjax._src.parallel.pmap import PartitionSpec
+    from pyjax._src.parallel.sharding import PartitionSpec
     if isinstance(out_sharding, PartitionSpec):
         raise ValueError("Using PartitionSpec when you are not under a mesh context is not "
                          "allowed. Please pass a NamedSharding instance or enter into a mesh "

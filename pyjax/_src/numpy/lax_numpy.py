@@ -9,7 +9,7 @@ import builtins
 import collections
 import math
 import operator
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import opt_einsum
@@ -19,6 +19,7 @@ from pyjax._src.core import dtypes
 from pyjax._src.core.array import Array, ArrayImpl
 from pyjax._src.core.trace import Tracer
 from pyjax._src.numpy import ufuncs
+from pyjax._src.parallel.placement import place_created, with_out_sharding
 from pyjax._src.numpy import util
 from pyjax._src.numpy.util import canonicalize_axis, check_arraylike, staged_as_jit
 from pyjax._src.primitives import dot as dot_prims
@@ -96,8 +97,17 @@ def _check_python_ints(leaves: list, dtype: np.dtype) -> None:
 
 
 def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None = "K",  # noqa: A002
-          ndmin: int = 0) -> Any:
-    """An Array from Python scalars (weak), nested sequences, NumPy arrays or Arrays."""
+          ndmin: int = 0, *, device: Any = None, out_sharding: Any = None) -> Any:
+    """An Array from Python scalars (weak), nested sequences, NumPy arrays or Arrays (laid
+    out by `device` or `out_sharding` when given)."""
+    if device is not None or out_sharding is not None:
+        if (device is None and not copy and isinstance(object, np.ndarray) and ndmin <= object.ndim
+                and (dtype is None or np.dtype(dtype) == object.dtype)):
+            # as in JAX: checked, but a NumPy array taken without a copy is left unplaced
+            place_created(None, None, out_sharding, "jnp.array")
+        else:
+            return place_created(array(object, dtype, copy, order, ndmin), device, out_sharding,
+                                 "jnp.array")
     if order is not None and order != "K":
         raise NotImplementedError("Only implemented for order='K'")
     if hasattr(object, "__jax_array__"):
@@ -154,8 +164,11 @@ def _host_array(obj: Any, leaves: list, dtype: np.dtype) -> np.ndarray:
 def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool | None = None,
             device: Any = None, out_sharding: Any = None) -> Any:
     """Like `array`, without copying Arrays that already have the requested dtype (`device`
-    and `out_sharding` are accepted as in JAX; every array lives on the one host device)."""
+    or `out_sharding` lays the result out)."""
     dtype = None if dtype is None else dtypes.check_user_dtype(dtype, "asarray")
+    if device is not None or out_sharding is not None:
+        return array(a, dtype=dtype, copy=bool(copy), order=order, device=device,
+                     out_sharding=out_sharding)
     if type(a) is ArrayImpl and (dtype is None or np.dtype(a.dtype) == dtype):
         return a
     return array(a, dtype=dtype, copy=bool(copy), order=order)
@@ -170,6 +183,7 @@ def copy(a: Any, order: str | None = None) -> Any:
 # Creation
 # ---------------------------------------------------------------------------------------------
 
+@with_out_sharding("full")
 def full(shape: Any, fill_value: Any, dtype: Any = None, *, device: Any = None) -> Any:
     """An array of `shape` filled with `fill_value` (weak when the fill is a Python scalar)."""
     dtype = None if dtype is None else dtypes.check_user_dtype(dtype, "full")
@@ -179,12 +193,14 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, *, device: Any = None) 
     return lax_extra.broadcast_to(asarray(fill_value, dtype=dtype), canonicalize_shape(shape))
 
 
+@with_out_sharding("jnp.zeros")
 def zeros(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
     """An array of zeros (float32 by default)."""
     dtype = dtypes.check_user_dtype(float if dtype is None else dtype, "zeros")
     return lax_extra.full(canonicalize_shape(shape), 0, dtype)
 
 
+@with_out_sharding("jnp.ones")
 def ones(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
     """An array of ones (float32 by default)."""
     shape = canonicalize_shape(shape)
@@ -192,11 +208,13 @@ def ones(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
     return lax_extra.full(shape, 1, dtype)
 
 
+@with_out_sharding("jnp.zeros")
 def empty(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
     """An array of zeros (JAX arrays are never uninitialised)."""
     return zeros(shape, None if dtype is None else dtypes.check_user_dtype(dtype, "empty"))
 
 
+@with_out_sharding("full_like")
 def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None, *,
               device: Any = None) -> Any:
     """An array shaped like `a` (or `shape`) filled with `fill_value`, of a's dtype by default."""
@@ -213,6 +231,7 @@ def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None, *,
     return lax_extra.broadcast_to(asarray(fill_value, dtype=dtype), shape)
 
 
+@with_out_sharding("jnp.zeros_like")
 def zeros_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
     """Zeros shaped like `a`, of a's dtype by default."""
     if not (hasattr(a, "dtype") and hasattr(a, "shape")):
@@ -222,6 +241,7 @@ def zeros_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = No
                                None if shape is None else canonicalize_shape(shape))
 
 
+@with_out_sharding("jnp.ones_like")
 def ones_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
     """Ones shaped like `a`, of a's dtype by default."""
     if not (hasattr(a, "dtype") and hasattr(a, "shape")):
@@ -237,6 +257,7 @@ def empty_like(prototype: Any, dtype: Any = None, shape: Any = None, *,
     return zeros_like(prototype, dtype, shape)
 
 
+@with_out_sharding("jnp.arange")
 def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None, *,
            device: Any = None) -> Any:
     """Evenly spaced values in [start, stop): start + step * iota, like JAX."""
@@ -1050,8 +1071,11 @@ class _Unoptimized(opt_einsum.paths.PathOptimizer):
 
 
 def einsum(subscripts: Any, /, *operands: Any, out: Any = None, optimize: Any = "auto",
-           precision: Any = None, preferred_element_type: Any = None) -> Any:
-    """Einstein summation, contracted pairwise along opt_einsum's path with dot_general."""
+           precision: Any = None, preferred_element_type: Any = None,
+           _dot_general: Callable[..., Any] = dot_prims.dot_general) -> Any:
+    """Einstein summation, contracted pairwise along opt_einsum's path with dot_general
+    (`_dot_general`, experimental as in JAX, replaces it: called as
+    `_dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type=...)`)."""
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
     operands = (subscripts, *operands)
@@ -1064,7 +1088,7 @@ def einsum(subscripts: Any, /, *operands: Any, out: Any = None, optimize: Any = 
     contractions = tuple((c[0], frozenset(c[1]), c[2]) for c in contractions)
     check_arraylike("einsum", *operands)
     return _einsum([util.as_operand(op) for op in operands], contractions, precision,
-                   preferred_element_type)
+                   preferred_element_type, _dot_general)
 
 
 def _einsum_sum(x: Any, axes: Sequence[int], preferred: np.dtype) -> Any:
@@ -1118,7 +1142,7 @@ def _filter_singleton_dims(operand: Any, names: str, other_shape: tuple, other_n
 
 
 def _einsum(operands: list, contractions: tuple, precision: Any,
-            preferred_element_type: Any) -> Any:
+            preferred_element_type: Any, dot_general: Callable[..., Any]) -> Any:
     if preferred_element_type is None:
         preferred, out_weak = dtypes.result_type(*operands, return_weak_type_flag=True)
     else:
@@ -1164,14 +1188,12 @@ def _einsum(operands: list, contractions: tuple, precision: Any,
             rest_rhs = _removechars(rhs_names, deleted)
             names = batch_names + rest_rhs + rest_lhs
             if names == result_names:
-                operand = dot_prims.dot_general(rhs, lhs, ((rhs_cont, lhs_cont),
-                                                           (rhs_batch, lhs_batch)),
-                                                precision, preferred)
+                operand = dot_general(rhs, lhs, ((rhs_cont, lhs_cont), (rhs_batch, lhs_batch)),
+                                      precision, preferred_element_type=preferred)
             else:
                 names = batch_names + rest_lhs + rest_rhs
-                operand = dot_prims.dot_general(lhs, rhs, ((lhs_cont, rhs_cont),
-                                                           (lhs_batch, rhs_batch)),
-                                                precision, preferred)
+                operand = dot_general(lhs, rhs, ((lhs_cont, rhs_cont), (lhs_batch, rhs_batch)),
+                                      precision, preferred_element_type=preferred)
         else:
             raise NotImplementedError(
                 "jax.numpy.einsum does not support simultaneous contraction of 3 or more "

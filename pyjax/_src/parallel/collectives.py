@@ -254,7 +254,19 @@ def _all_to_all_abstract(x: ShapedArray, *, axis_name: Any, split_axis: int, con
     return ShapedArray(tuple(shape), x.dtype, False)
 
 
-all_to_all_p = _collective("all_to_all", _all_to_all_on_axis, _all_to_all_abstract)
+def _all_to_all_passthrough(trace: BatchTrace, vals: Sequence[Any], dims: Sequence[Any], *,
+                            axis_name: Any, split_axis: int, concat_axis: int,
+                            tiled: bool) -> tuple:
+    """Batched along another (inner) axis: that axis leads and the collective's axes shift
+    past it, so the collective still splits and concatenates the member's own axes."""
+    (x,), (d,) = vals, dims
+    x = bdim_at_front(x, d, trace.axis_size)
+    return all_to_all_p.bind(x, axis_name=axis_name, split_axis=split_axis + 1,
+                             concat_axis=concat_axis + 1, tiled=tiled), 0
+
+
+all_to_all_p = _collective("all_to_all", _all_to_all_on_axis, _all_to_all_abstract,
+                           passthrough=_all_to_all_passthrough)
 
 
 def _pbroadcast_on_axis(trace: BatchTrace, vals: Sequence[Any], dims: Sequence[Any], *,
@@ -459,11 +471,11 @@ ragged_all_to_all_p.transpose = _ragged_transpose
 def _constraint_batch(vals: Sequence[Any], dims: Sequence[Any], *, sharding: Any, layout: Any,
                       context_mesh: Any, unconstrained_dims: frozenset) -> tuple:
     """The batch axis is left to the partitioner (JAX's batcher): UNCONSTRAINED in the spec."""
-    from pyjax._src.parallel.pmap import NamedSharding, PartitionSpec
+    from pyjax._src.parallel.sharding import NamedSharding, PartitionSpec
     (x,), (d,) = vals, dims
     dims_out = {u + (d <= u) for u in unconstrained_dims} | {d}
     if isinstance(sharding, NamedSharding):
-        spec = list(sharding.spec)
+        spec = list(sharding.spec.partitions)
         spec.insert(d, None)
         spec += [None] * (np.ndim(x) - len(spec))
         for u in dims_out:
@@ -493,6 +505,29 @@ def _constraint_pp(eqn: Any, context: Any) -> Any:
 
 sharding_constraint_p = Primitive("sharding_constraint")
 sharding_constraint_p.impl = lambda x, **params: x
+
+
+def _constraint_eager(prim: Primitive, args: tuple, params: dict) -> Any:
+    """Eagerly the value comes back laid out as the (concrete) sharding says; a sharding over
+    an abstract mesh (a PartitionSpec under `set_mesh`) only applies to NamedSharding inputs."""
+    from pyjax._src.backend.dispatch import apply_primitive
+    from pyjax._src.parallel.sharding import NamedSharding, placed
+    out = apply_primitive(prim, args, params)
+    sharding = params["sharding"]
+    if not sharding._is_concrete:
+        if not isinstance(out.sharding, NamedSharding):
+            raise TypeError(
+                "The sharding on the input must be a `NamedSharding` since the target sharding "
+                "has an `AbstractMesh` in it. Got sharding type "
+                f"{type(out.sharding)} for shape {out.aval.str_short()}")
+        return out
+    if params["unconstrained_dims"]:  # partly left to the partitioner: no layout to check
+        return out
+    sharding.shard_shape(out.shape)  # IndivisibleError when the axes do not divide
+    return placed(out, sharding)
+
+
+sharding_constraint_p.eager = _constraint_eager
 sharding_constraint_p.abstract_eval = _same_aval
 sharding_constraint_p.batch = _constraint_batch
 sharding_constraint_p.pp_rule = _constraint_pp
@@ -678,11 +713,15 @@ def ragged_all_to_all(operand: Any, output: Any, input_offsets: Any, send_sizes:
 def with_sharding_constraint(x: Any, shardings: Any) -> Any:
     """x (a pytree) constrained to `shardings` (one per leaf, or a prefix): the values are
     unchanged on local devices; traced, a `sharding_constraint` equation records it."""
-    from pyjax._src.parallel.pmap import EMPTY_MESH, NamedSharding, PartitionSpec
+    from pyjax._src.parallel import mesh as mesh_lib
+    from pyjax._src.parallel.sharding import NamedSharding, PartitionSpec, Sharding
     from pyjax._src.transforms.batching import _broadcast_prefix
     from pyjax._src.tree_util import tree_flatten, tree_unflatten
     leaves, tree = tree_flatten(x)
     per_leaf = _broadcast_prefix(shardings, tree_unflatten(tree, leaves), "shardings")
+    context_mesh = mesh_lib.get_abstract_mesh()
+    if context_mesh.empty:  # the deprecated `with mesh:` context, else none
+        context_mesh = mesh_lib.resource_mesh()
     outs = []
     for leaf, sharding in zip(leaves, per_leaf):
         if sharding is None:
@@ -690,14 +729,21 @@ def with_sharding_constraint(x: Any, shardings: Any) -> Any:
                              " which is not allowed. Please only pass `jax.sharding.Sharding` "
                              "instances.")
         if isinstance(sharding, PartitionSpec):
-            raise RuntimeError(
-                "with_sharding_constraint requires a non-empty mesh in context if you are "
-                "passing `PartitionSpec`s to shardings. You can define a context mesh via "
-                "`jax.set_mesh(mesh)`. Alternatively, provide `Sharding`s to shardings and then "
-                "the mesh context manager is not required.")
-        if not isinstance(sharding, NamedSharding):
+            if context_mesh.empty:
+                raise RuntimeError(
+                    "with_sharding_constraint requires a non-empty mesh in context if you are "
+                    "passing `PartitionSpec`s to shardings. You can define a context mesh via "
+                    "`jax.set_mesh(mesh)`. Alternatively, provide `Sharding`s to shardings and "
+                    "then the mesh context manager is not required.")
+            sharding = NamedSharding(context_mesh, sharding)
+        if not isinstance(sharding, Sharding):
             raise TypeError("shardings leaf specifications are expected to be PartitionSpec "
                             f"instances or None, but got {sharding}")
+        if not isinstance(sharding, NamedSharding):
+            outs.append(sharding_constraint_p.bind(leaf, sharding=sharding, layout=None,
+                                                   context_mesh=context_mesh,
+                                                   unconstrained_dims=frozenset()))
+            continue
         ndim = np.ndim(leaf)
         if len(sharding.spec) > ndim:
             raise ValueError(
@@ -705,10 +751,10 @@ def with_sharding_constraint(x: Any, shardings: Any) -> Any:
                 f"annotation {sharding}: Sharding {sharding} is only valid for values of rank "
                 f"at least {len(sharding.spec)}, but was applied to a value of rank {ndim}."
                 + (" For scalars the PartitionSpec should be P()" if ndim == 0 else ""))
-        unconstrained = frozenset(i for i, a in enumerate(sharding.spec)
+        unconstrained = frozenset(i for i, a in enumerate(sharding.spec.partitions)
                                   if a is PartitionSpec.UNCONSTRAINED)
         outs.append(sharding_constraint_p.bind(leaf, sharding=sharding, layout=None,
-                                               context_mesh=EMPTY_MESH,
+                                               context_mesh=context_mesh,
                                                unconstrained_dims=unconstrained))
     return tree_unflatten(tree, outs)
 

@@ -90,22 +90,3 @@ def process_count(backend: Any = None) -> int:
 def default_backend() -> str:
     return "cpu"
 
-
-class SingleDeviceSharding:
-    """Sharding of an array held whole by one device."""
-
-    def __init__(self, device: Device):
-        self._device = device
-
-    @property
-    def device_set(self) -> set[Device]:
-        return {self._device}
-
-    def __repr__(self) -> str:
-        return f"SingleDeviceSharding(device={self._device!r}, memory_kind=device)"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, SingleDeviceSharding) and other._device == self._device
-
-    def __hash__(self) -> int:
-        return hash(self._device)

@@ -20,6 +20,7 @@ from pyjax._src.primitives import prng
 from pyjax._src.primitives import shape as shp
 from pyjax._src.random import threefry
 from pyjax._src.random.keys import KeyTy, PRNGImpl, prngs
+from pyjax._src.parallel.placement import with_out_sharding
 
 Shape = Sequence[int]
 UINT_DTYPES = {8: dtypes.uint8, 16: dtypes.uint16, 32: dtypes.uint32, 64: dtypes.uint64}
@@ -283,6 +284,7 @@ def random_bits(key: Any, bit_width: int, shape: Shape) -> Any:
     return prng.random_bits(key, bit_width, tuple(shape))
 
 
+@with_out_sharding("bits")
 def bits(key: Any, shape: Shape = (), dtype: Any = None) -> Any:
     """Uniform random bits as unsigned integers (default uint32, uint64 under x64)."""
     typed, _ = check_prng_key("bits", key)

@@ -19,6 +19,7 @@ from pyjax._src.random.base import (
     UINT_DTYPES, broadcast_shapes, broadcast_to_rank, canonicalize_shape, check_prng_key,
     check_shape, float_dtype, random_bits, sampler_args, shape_or_broadcast, split_typed, unpack)
 from pyjax._src.transforms.jit import jit
+from pyjax._src.parallel.placement import with_out_sharding
 
 Shape = tuple[int, ...]
 
@@ -31,6 +32,7 @@ def _const(dtype: np.dtype, value: Any) -> np.ndarray:
 # uniform
 # ---------------------------------------------------------------------------------------------
 
+@with_out_sharding("uniform")
 def uniform(key: Any, shape: Any = (), dtype: Any = None, minval: Any = 0.,
             maxval: Any = 1.) -> Any:
     """Uniform floats in [minval, maxval)."""
@@ -66,6 +68,7 @@ def _uniform(key: Any, minval: Any, maxval: Any, shape: Shape, dtype: np.dtype) 
 # normal and its relatives
 # ---------------------------------------------------------------------------------------------
 
+@with_out_sharding("normal")
 def normal(key: Any, shape: Any = (), dtype: Any = None) -> Any:
     """Standard normal floats (complex: independent real and imaginary parts, variance 1)."""
     key, _ = check_prng_key("normal", key)
@@ -94,6 +97,7 @@ def _normal_real(key: Any, shape: Shape, dtype: np.dtype) -> Any:
     return lax.mul(np.array(np.sqrt(2), dtype), lax.erf_inv(u))
 
 
+@with_out_sharding("truncated_normal")
 def truncated_normal(key: Any, lower: Any, upper: Any, shape: Any = None,
                      dtype: Any = None) -> Any:
     """Standard normal floats conditioned on [lower, upper] (inverse-CDF of a uniform)."""
@@ -119,6 +123,7 @@ def _truncated_normal(key: Any, lower: Any, upper: Any, shape: Shape | None,
                    lax.nextafter(lax.stop_gradient(upper), np.array(-np.inf, dtype)))
 
 
+@with_out_sharding("lognormal")
 def lognormal(key: Any, sigma: Any = np.float32(1), shape: Any = None, dtype: Any = None) -> Any:
     """exp(sigma * normal)."""
     key, shape, dtype = sampler_args("lognormal", key, shape, dtype, sigma,
@@ -132,6 +137,7 @@ def _lognormal(key: Any, sigma: Any, shape: Shape, dtype: np.dtype) -> Any:
     return lax.exp(normal(key, shape, dtype) * sigma)
 
 
+@with_out_sharding("multivariate_normal")
 def multivariate_normal(key: Any, mean: Any, cov: Any, shape: Any = None, dtype: Any = None,
                         method: str = "cholesky") -> Any:
     """mean + factor @ normal, where factor factor^T = cov (Cholesky, SVD or eigh)."""
@@ -254,12 +260,13 @@ def _logistic(key: Any, shape: Shape, dtype: np.dtype) -> Any:
     return lax.sub(lax.log(x), lax.log1p(lax.neg(x)))
 
 
-exponential = _simple("exponential", _exponential)
-cauchy = _simple("cauchy", _cauchy)
-laplace = _simple("laplace", _laplace)
-logistic = _simple("logistic", _logistic)
+exponential = with_out_sharding("exponential")(_simple("exponential", _exponential))
+cauchy = with_out_sharding("cauchy")(_simple("cauchy", _cauchy))
+laplace = with_out_sharding("laplace")(_simple("laplace", _laplace))
+logistic = with_out_sharding("logistic")(_simple("logistic", _logistic))
 
 
+@with_out_sharding("gumbel")
 def gumbel(key: Any, shape: Any = (), dtype: Any = None, mode: str | None = None) -> Any:
     """Standard Gumbel floats: -log(-log(u)); mode "high" resolves small u with a second draw."""
     key, _ = check_prng_key("gumbel", key)
@@ -313,6 +320,7 @@ def _gumbel_highest(key: Any, shape: Shape) -> Any:
     return jnp.where(flip, -jnp.log(-jnp.log1p(-x)), -jnp.log(-jnp.log(x)))
 
 
+@with_out_sharding("pareto")
 def pareto(key: Any, b: Any, shape: Any = None, dtype: Any = None) -> Any:
     """Pareto floats of shape `b`: exp(exponential / b)."""
     key, shape, dtype = sampler_args("pareto", key, shape, dtype, b)
@@ -325,6 +333,7 @@ def _pareto(key: Any, b: Any, shape: Shape, dtype: np.dtype) -> Any:
     return lax.exp(exponential(key, shape, dtype) / b)
 
 
+@with_out_sharding("rayleigh")
 def rayleigh(key: Any, scale: Any, shape: Any = None, dtype: Any = None) -> Any:
     """Rayleigh floats: scale sqrt(-2 log u)."""
     key, shape, dtype = sampler_args("rayleigh", key, shape, dtype, scale)
@@ -352,6 +361,7 @@ def _weibull_min(key: Any, scale: Any, concentration: Any, shape: Shape, dtype: 
     return jnp.power(-jnp.log1p(-u), 1.0 / concentration) * scale
 
 
+@with_out_sharding("maxwell")
 def maxwell(key: Any, shape: Any = (), dtype: Any = None) -> Any:
     """Maxwell floats: the norm of three standard normals."""
     key, _ = check_prng_key("maxwell", key)
@@ -384,6 +394,7 @@ def _double_sided_maxwell(key: Any, loc: Any, scale: Any, shape: Shape, dtype: n
     return sign * magnitude * scale + loc
 
 
+@with_out_sharding("wald")
 def wald(key: Any, mean: Any, shape: Any = None, dtype: Any = None) -> Any:
     """Inverse Gaussian floats (Michael, Schucany and Haas: a normal, then a uniform to pick
     one of the two roots)."""
@@ -405,6 +416,7 @@ def _wald(key: Any, mean: Any, shape: Shape, dtype: np.dtype) -> Any:
     return lax.select(lax.le(z, mean / (mean + x)), x, mean_sq / x)
 
 
+@with_out_sharding("triangular")
 def triangular(key: Any, left: Any, mode: Any, right: Any, shape: Any = None,
                dtype: Any = None) -> Any:
     """Triangular floats on [left, right] peaking at mode (inverse CDF)."""

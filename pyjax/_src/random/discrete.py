@@ -19,6 +19,7 @@ from pyjax._src.random.base import (
     random_bits, shape_or_broadcast, split_typed, unpack)
 from pyjax._src.random.continuous import gumbel, uniform
 from pyjax._src.transforms.jit import jit
+from pyjax._src.parallel.placement import with_out_sharding
 
 Shape = tuple[int, ...]
 
@@ -36,6 +37,7 @@ def _convert_and_clip_integer(val: Any, dtype: np.dtype) -> Any:
     return jnp.clip(val, lo, hi).astype(dtype)
 
 
+@with_out_sharding("randint")
 def randint(key: Any, shape: Any, minval: Any, maxval: Any, dtype: Any = None) -> Any:
     """Integers in [minval, maxval) (minval where maxval <= minval)."""
     key, _ = check_prng_key("randint", key)
@@ -91,6 +93,7 @@ def _randint(key: Any, minval: Any, maxval: Any, shape: Shape, dtype: np.dtype) 
 # bernoulli, rademacher, geometric
 # ---------------------------------------------------------------------------------------------
 
+@with_out_sharding("bernoulli")
 def bernoulli(key: Any, p: Any = 0.5, shape: Any = None, mode: str = "low") -> Any:
     """Booleans that are True with probability p (u < p; mode "high": with 2 nmant bits)."""
     shape = None if shape is None else canonicalize_shape(shape)
@@ -118,6 +121,7 @@ def _bernoulli(key: Any, p: Any, shape: Shape | None, mode: str) -> Any:
     return uniform(key, shape, dtype) < p
 
 
+@with_out_sharding("rademacher")
 def rademacher(key: Any, shape: Any = (), dtype: Any = None) -> Any:
     """-1 or +1 with equal probability."""
     key, _ = check_prng_key("rademacher", key)
@@ -131,6 +135,7 @@ def _rademacher(key: Any, shape: Shape, dtype: np.dtype) -> Any:
     return (2 * samples - 1).astype(dtype)
 
 
+@with_out_sharding("geometric")
 def geometric(key: Any, p: Any, shape: Any = None, dtype: Any = None) -> Any:
     """Number of Bernoulli(p) trials up to the first success: floor(log u / log1p(-p)) + 1."""
     key, _ = check_prng_key("geometric", key)
@@ -165,6 +170,7 @@ def _top_k_indices(x: Any, k: int) -> Any:
     return lax.slice_in_dim(order, 0, min(k, n), axis=x.ndim - 1)
 
 
+@with_out_sharding("categorical")
 def categorical(key: Any, logits: Any, axis: int = -1, shape: Any = None,
                 replace: bool = True, mode: str | None = None) -> Any:
     """Category indices drawn with probabilities softmax(logits) (the Gumbel-max trick)."""
@@ -260,6 +266,7 @@ def choice(key: Any, a: Any, shape: Sequence[int] = (), replace: bool = True, p:
 # permutation
 # ---------------------------------------------------------------------------------------------
 
+@with_out_sharding("permutation")
 def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> Any:
     """A shuffled copy of x along `axis` (or a permutation of arange(x) for an integer x)."""
     key, _ = check_prng_key("permutation", key)

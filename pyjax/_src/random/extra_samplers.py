@@ -18,6 +18,7 @@ from pyjax._src.random.base import (
     broadcast_shapes, canonicalize_shape, check_prng_key, check_shape, split_typed, unpack)
 from pyjax._src.random.continuous import normal, uniform
 from pyjax._src.transforms.jit import jit
+from pyjax._src.parallel.placement import with_out_sharding
 
 Shape = tuple[int, ...]
 
@@ -26,6 +27,7 @@ Shape = tuple[int, ...]
 # orthogonal
 # ---------------------------------------------------------------------------------------------
 
+@with_out_sharding("orthogonal")
 def orthogonal(key: Any, n: int, shape: Any = (), dtype: Any = None,
                m: int | None = None) -> Any:
     """Haar-random (semi-)orthogonal, or unitary for complex dtypes, (*shape, n, m) matrices:

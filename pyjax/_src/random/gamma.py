@@ -25,6 +25,7 @@ from pyjax._src.random.continuous import exponential, normal
 from pyjax._src.random.discrete import rademacher
 from pyjax._src.random.keys import PRNGImpl
 from pyjax._src.transforms.jit import jit
+from pyjax._src.parallel.placement import with_out_sharding
 
 Shape = tuple[int, ...]
 
@@ -127,6 +128,7 @@ random_gamma_p.batch = _gamma_batch
 # gamma, loggamma
 # ---------------------------------------------------------------------------------------------
 
+@with_out_sharding("gamma")
 def gamma(key: Any, a: Any, shape: Any = None, dtype: Any = None) -> Any:
     """Gamma(a, 1) floats."""
     key, _ = check_prng_key("gamma", key)
@@ -135,6 +137,7 @@ def gamma(key: Any, a: Any, shape: Any = None, dtype: Any = None) -> Any:
     return _gamma(key, a, shape=shape, dtype=dtype)
 
 
+@with_out_sharding("loggamma")
 def loggamma(key: Any, a: Any, shape: Any = None, dtype: Any = None) -> Any:
     """log of Gamma(a, 1) floats, accurate for small a."""
     key, _ = check_prng_key("loggamma", key)
@@ -160,6 +163,7 @@ def _gamma(key: Any, a: Any, shape: Shape | None, dtype: np.dtype, log_space: bo
 # Built on gamma
 # ---------------------------------------------------------------------------------------------
 
+@with_out_sharding("beta")
 def beta(key: Any, a: Any, b: Any, shape: Any = None, dtype: Any = None) -> Any:
     """Beta(a, b) floats: Ga / (Ga + Gb), computed from log-gammas."""
     key, _ = check_prng_key("beta", key)
@@ -183,6 +187,7 @@ def _beta(key: Any, a: Any, b: Any, shape: Shape, dtype: np.dtype) -> Any:
     return gamma_a / (gamma_a + gamma_b)
 
 
+@with_out_sharding("dirichlet")
 def dirichlet(key: Any, alpha: Any, shape: Any = None, dtype: Any = None) -> Any:
     """Dirichlet(alpha) vectors (last axis): softmax of log-gammas."""
     key, _ = check_prng_key("dirichlet", key)
@@ -207,6 +212,7 @@ def _dirichlet(key: Any, alpha: Any, shape: Shape | None, dtype: np.dtype) -> An
     return unnormalized / jnp.sum(unnormalized, -1, keepdims=True)
 
 
+@with_out_sharding("chisquare")
 def chisquare(key: Any, df: Any, shape: Any = None, dtype: Any = None) -> Any:
     """Chi-square(df) floats: 2 Gamma(df / 2)."""
     key, shape, dtype = sampler_args("chisquare", key, shape, dtype, df)
@@ -221,6 +227,7 @@ def _chisquare(key: Any, df: Any, shape: Shape, dtype: np.dtype) -> Any:
     return lax.mul(jnp.exp(log_g), two)
 
 
+@with_out_sharding("f")
 def f(key: Any, dfnum: Any, dfden: Any, shape: Any = None, dtype: Any = None) -> Any:
     """F(dfnum, dfden) floats: ratio of scaled chi-squares."""
     key, shape, dtype = sampler_args("f", key, shape, dtype, dfnum, dfden)
@@ -237,6 +244,7 @@ def _f(key: Any, dfnum: Any, dfden: Any, shape: Shape, dtype: np.dtype) -> Any:
     return lax.div(num, den)
 
 
+@with_out_sharding("t")
 def t(key: Any, df: Any, shape: Any = None, dtype: Any = None) -> Any:
     """Student's t(df) floats: normal * sqrt(df / 2 / Gamma(df / 2))."""
     key, shape, dtype = sampler_args("t", key, shape, dtype, df)
@@ -253,6 +261,7 @@ def _t(key: Any, df: Any, shape: Shape, dtype: np.dtype) -> Any:
     return n * jnp.sqrt(half_df / g)
 
 
+@with_out_sharding("generalized_normal")
 def generalized_normal(key: Any, p: float, shape: Any = (), dtype: Any = None) -> Any:
     """Generalized normal floats of power p: sign * Gamma(1/p) ** (1/p)."""
     shape = canonicalize_shape(shape)
@@ -270,6 +279,7 @@ def _generalized_normal(key: Any, p: Any, shape: Shape, dtype: np.dtype) -> Any:
     return r * g ** (1 / p)
 
 
+@with_out_sharding("ball")
 def ball(key: Any, d: int, p: float = 2, shape: Any = (), dtype: Any = None) -> Any:
     """Points uniform in the d-dimensional unit p-norm ball."""
     shape = canonicalize_shape(shape)

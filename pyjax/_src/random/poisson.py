@@ -22,6 +22,7 @@ from pyjax._src.random.base import canonicalize_shape, check_prng_key
 from pyjax._src.random.keys import PRNGImpl
 from pyjax._src.random.threefry import threefry_prng_impl
 from pyjax._src.transforms.jit import jit
+from pyjax._src.parallel.placement import with_out_sharding
 
 _F32 = np.float32
 
@@ -107,6 +108,7 @@ def _poisson_batch(vals: Any, dims: Any, *, dtype: np.dtype, impl: PRNGImpl) -> 
 random_poisson_p.batch = _poisson_batch
 
 
+@with_out_sharding("poisson")
 def poisson(key: Any, lam: Any, shape: Any = None, dtype: Any = None) -> Any:
     """Poisson(lam) integers."""
     key, _ = check_prng_key("poisson", key)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -21,6 +21,69 @@ from pyjax._src.core.trace import trace_state
 from pyjax._src.transforms import ad
 from pyjax._src.transforms.staging import abstractify, trace_to_jaxpr
 from pyjax._src.tree_util import tree_flatten, tree_structure, tree_unflatten
+
+
+
+class SymbolicZero:
+    """A zero tangent given to a custom JVP rule defined with `symbolic_zeros=True` (and
+    accepted back from it): its aval's attributes (shape, dtype) read through."""
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "aval":
+            raise AttributeError(name)
+        return getattr(self.aval, name)
+
+    def __repr__(self) -> str:
+        return "SymbolicZero"
+
+    def instantiate(self) -> Any:
+        return ad.zeros_like_aval(self.aval)
+
+    @staticmethod
+    def from_primal_value(val: Any) -> "SymbolicZero":
+        return SymbolicZero(ad.tangent_aval(abstractify(val)))
+
+
+class CustomVJPPrimal(NamedTuple):
+    """An argument of a custom_vjp fwd rule defined with `symbolic_zeros=True`: its value and
+    whether it is perturbed (has a non-zero tangent)."""
+    value: Any
+    perturbed: bool
+
+
+def custom_vjp_primal_tree_values(tree: Any) -> Any:
+    """`tree` with each CustomVJPPrimal replaced by its value."""
+    from pyjax._src.tree_util import tree_map
+    return tree_map(lambda x: x.value if isinstance(x, CustomVJPPrimal) else x, tree,
+                    is_leaf=lambda x: isinstance(x, CustomVJPPrimal))
+
+
+def zero_from_primal(val: Any, symbolic_zeros: bool = False) -> Any:
+    """A zero tangent for every leaf of `val` (SymbolicZero or an array of zeros)."""
+    from pyjax._src.tree_util import tree_map
+
+    def zero(x: Any) -> Any:
+        aval = ad.tangent_aval(abstractify(x))
+        return SymbolicZero(aval) if symbolic_zeros else ad.zeros_like_aval(aval)
+    return tree_map(zero, val)
+
+
+def _to_rule_tangent(t: Any, symbolic_zeros: bool) -> Any:
+    """A tangent as a custom rule receives it: Zero becomes SymbolicZero or zeros."""
+    if type(t) is ad.Zero:
+        return SymbolicZero(t.aval) if symbolic_zeros else ad.instantiate(t)
+    return t
+
+
+def _from_rule_tangent(t: Any) -> Any:
+    return ad.Zero(t.aval) if type(t) is SymbolicZero else t
+
+
+def _instantiate_symbolic(t: Any) -> Any:
+    return t.instantiate() if type(t) is SymbolicZero else t
 
 
 def _name_first_pp(eqn: Any, context: Any) -> Any:
@@ -131,8 +194,8 @@ custom_jvp_call_p = _call_primitive("custom_jvp_call")
 def _custom_jvp_call_jvp(primals: Sequence[Any], tangents: Sequence[Any], *,
                          call_jaxpr: ClosedJaxpr, jvp: Callable, name: str,
                          symbolic_zeros: bool) -> tuple[list, list]:
-    outs, outs_dot = jvp(list(primals), [ad.instantiate(t) for t in tangents])
-    return list(outs), list(outs_dot)
+    outs, outs_dot = jvp(list(primals), [_to_rule_tangent(t, symbolic_zeros) for t in tangents])
+    return list(outs), [_from_rule_tangent(t) for t in outs_dot]
 
 
 custom_jvp_call_p.jvp = _custom_jvp_call_jvp
@@ -165,7 +228,8 @@ def _custom_jvp_call_batch(axis: Any, vals: Sequence[Any], dims: Sequence[Any], 
     def batched_jvp(primals: list, tangents: list) -> tuple[list, list]:
         def flat(*args: Any) -> list:
             outs, outs_dot = jvp(list(args[:n]), list(args[n:]))
-            return [*outs, *outs_dot]
+            return [*outs, *map(_instantiate_symbolic, outs_dot)]
+        tangents = [_instantiate_symbolic(t) for t in tangents]
         outs, out_dims = batching.batch_flat(flat, [*primals, *tangents], [*dims, *dims],
                                              axis.size, axis.name)
         k = len(outs) // 2
@@ -197,10 +261,13 @@ class custom_jvp:  # noqa: N801 - JAX's name
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.jvp: Callable | None = None
+        self.symbolic_zeros = False
 
     def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
-        """rule(primals, tangents) -> (primal_out, tangent_out) (nondiff args first)."""
+        """rule(primals, tangents) -> (primal_out, tangent_out) (nondiff args first); with
+        `symbolic_zeros`, zero tangents arrive (and may be returned) as SymbolicZero."""
         self.jvp = jvp
+        self.symbolic_zeros = symbolic_zeros
         return jvp
 
     def defjvps(self, *rules: Callable | None) -> None:
@@ -215,6 +282,7 @@ class custom_jvp:  # noqa: N801 - JAX's name
                 total = term if total is None else _tree_add(total, term)
             return ans, total
         self.jvp = jvp
+        self.symbolic_zeros = False
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         return self if obj is None else functools.partial(self, obj)
@@ -241,7 +309,7 @@ class custom_jvp:  # noqa: N801 - JAX's name
 
         outs = custom_jvp_call_p.bind(*flat, call_jaxpr=closed, jvp=_Named(flat_jvp),
                                       name=getattr(self.fun, "__name__", "custom_jvp"),
-                                      symbolic_zeros=False)
+                                      symbolic_zeros=self.symbolic_zeros)
         return tree_unflatten(out_tree, outs)
 
 
@@ -281,7 +349,8 @@ def _check_jvp_output(pair: Any, jvp_name: str, primal_name: str, out_tree: Any,
                         f"    {str(shown_).replace(chr(39), '')}")
     strong = [ShapedArray(a.shape, a.dtype, False) for a in avals]
     expected = [ad.tangent_aval(a) for a in strong]
-    got = [ShapedArray(np.shape(t), dtypes.float0, False)  # float0 zeros are NumPy structs
+    got = [ShapedArray(t.aval.shape, t.aval.dtype, False) if type(t) is SymbolicZero else
+           ShapedArray(np.shape(t), dtypes.float0, False)  # float0 zeros are NumPy structs
            if getattr(t, "dtype", None) == dtypes.float0 else
            ShapedArray(abstractify(t).shape, abstractify(t).dtype, False) for t in tangents_out]
     bad = [(p, e, g) for p, e, g in zip(strong, expected, got)
@@ -314,7 +383,7 @@ def _check_bwd_output(cts_in: Any, in_tree: Any, in_avals: Sequence[Any]) -> lis
 
     def collect(ct: Any, d: Any) -> Any:
         n = len(tree_flatten(d)[0])
-        flat.extend([zero if ct is None else ct] * n)
+        flat.extend([zero if ct is None or type(ct) is SymbolicZero else ct] * n)
         return ct
 
     try:
@@ -399,9 +468,21 @@ custom_lin_p.jvp = lambda primals, tangents, **params: _custom_lin_impl()
 def _custom_vjp_call_jvp(primals: Sequence[Any], tangents: Sequence[Any], *,
                          call_jaxpr: ClosedJaxpr, fwd: Callable, bwd: Callable, name: str,
                          symbolic_zeros: bool) -> tuple[list, list]:
-    outs, residuals = fwd(list(primals))
+    outs, residuals = fwd(list(primals), [type(t) is not ad.Zero for t in tangents])
     out_avals = [ad.tangent_aval(abstractify(o)) for o in outs]
-    outs_dot = custom_lin_p.bind(*residuals, *[ad.instantiate(t) for t in tangents],
+    # integer inputs have float0 tangents, which are not operands: bwd's cotangents for them
+    # are dropped (they are zero by definition)
+    kept = [i for i, t in enumerate(tangents)
+            if not (type(t) is ad.Zero and t.aval.dtype == dtypes.float0)]
+    if len(kept) < len(tangents):
+        full_bwd = bwd
+
+        def kept_bwd(residuals: list, cts: list) -> list:
+            cts_in = full_bwd(residuals, cts)
+            return [cts_in[i] for i in kept]
+        kept_bwd.__name__ = str(bwd)
+        bwd = _Named(kept_bwd)
+    outs_dot = custom_lin_p.bind(*residuals, *[ad.instantiate(tangents[i]) for i in kept],
                                  num_res=len(residuals), bwd=bwd, out_avals=tuple(out_avals),
                                  symbolic_zeros=False)
     return list(outs), list(outs_dot)
@@ -422,11 +503,11 @@ def _custom_vjp_call_batch(axis: Any, vals: Sequence[Any], dims: Sequence[Any], 
     body, body_dims = batching.batch_jaxpr(call_jaxpr, dims, axis)
     ran: list = []
 
-    def batched_fwd(primals: list) -> tuple[list, list]:
+    def batched_fwd(primals: list, perturbed: list) -> tuple[list, list]:
         counts: list = []
 
         def flat(*args: Any) -> list:
-            outs, res = fwd(list(args))
+            outs, res = fwd(list(args), perturbed)
             counts.append(len(outs))
             return [*outs, *res]
         vals_out, dims_out = batching.batch_flat(flat, primals, dims, axis.size, axis.name)
@@ -469,11 +550,15 @@ class custom_vjp:  # noqa: N801 - JAX's name
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd: Callable | None = None
         self.bwd: Callable | None = None
+        self.symbolic_zeros = False
 
     def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False,
                optimize_remat: bool = False) -> None:
-        """fwd(*args) -> (out, residuals); bwd(*nondiff, residuals, ct) -> cts per arg."""
+        """fwd(*args) -> (out, residuals); bwd(*nondiff, residuals, ct) -> cts per arg.  With
+        `symbolic_zeros`, fwd's array arguments arrive as CustomVJPPrimal(value, perturbed)
+        and bwd may return SymbolicZero cotangents."""
         self.fwd, self.bwd = fwd, bwd
+        self.symbolic_zeros = symbolic_zeros
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         return self if obj is None else functools.partial(self, obj)
@@ -488,7 +573,9 @@ class custom_vjp:  # noqa: N801 - JAX's name
         nondiff, flat, in_tree, closed, out_tree = _stage(self.fun, self.nondiff_argnums, args)
         res_trees: list = []
 
-        def flat_fwd(primals: list) -> tuple[list, list]:
+        def flat_fwd(primals: list, perturbed: list) -> tuple[list, list]:
+            if self.symbolic_zeros:
+                primals = [CustomVJPPrimal(p, d) for p, d in zip(primals, perturbed)]
             full = _merge_nondiff(nondiff, tree_unflatten(in_tree, primals),
                                   self.nondiff_argnums, len(args))
             result = self.fwd(*full)
@@ -564,3 +651,59 @@ def closure_convert(fun: Callable, *example_args: Any) -> tuple[Callable, list]:
         return tree_unflatten(out_tree, eval_jaxpr(closed.jaxpr, consts, *flat))
 
     return converted_fun, hoisted_consts
+
+
+# ---------------------------------------------------------------------------------------------
+# custom_gradient
+# ---------------------------------------------------------------------------------------------
+
+def custom_gradient(fun: Callable) -> Callable:
+    """`fun(*args) -> (value, vjp)` as a function of `args` returning `value`, whose reverse-mode
+    derivative is `vjp(ct) -> cotangents of args` (TensorFlow's form of a custom_vjp).  The
+    vjp is traced once on the forward pass, so it may close over forward values."""
+    @custom_vjp
+    def wrapped(*args: Any) -> Any:
+        return fun(*args)[0]
+
+    def fwd(*args: Any) -> tuple:
+        ans, rule = fun(*args)
+        ans_flat, out_tree = tree_flatten(ans)
+        in_avals = [ad.tangent_aval(abstractify(a)) for a in ans_flat]
+        vjp_trees: list = []
+
+        def flat_rule(*cts: Any) -> list:
+            leaves, tree = tree_flatten(rule(tree_unflatten(out_tree, cts)))
+            vjp_trees.append(tree)
+            return leaves
+        vjp = trace_to_jaxpr(flat_rule, in_avals)
+        return ans, (vjp.consts, _Static((vjp.jaxpr, vjp_trees[-1], out_tree)))
+
+    def bwd(res: Any, ct: Any) -> Any:
+        consts, static = res
+        jaxpr, cts_tree, out_tree = static.value
+        from pyjax._src.core.jaxpr import eval_jaxpr
+        cts_flat, tree = tree_flatten(ct)
+        if tree != out_tree:
+            raise TypeError(f"{out_tree}\n!=\n{tree}")
+        return tree_unflatten(cts_tree, eval_jaxpr(jaxpr, consts, *cts_flat))
+
+    wrapped.defvjp(fwd, bwd)
+    functools.update_wrapper(wrapped, fun)
+    return wrapped
+
+
+class _Static:
+    """A value carried in the residuals as pytree structure, not as a leaf (the vjp's jaxpr)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
+
+
+def _register_static() -> None:
+    from pyjax._src.tree_util import register_pytree_node
+    register_pytree_node(_Static, lambda s: ((), s.value), lambda value, _: _Static(value))
+
+
+_register_static()

@@ -310,9 +310,11 @@ class JitWrapped:
     """What `jit(f)` returns: a callable with f's name and docstring."""
 
     def __init__(self, fun: Callable, static_argnums: Sequence[int], static_argnames: Sequence[str],
-                 inline: bool = False):
+                 inline: bool = False, donate_argnums: Sequence[int] = (),
+                 donate_argnames: Sequence[str] = ()):
         self._fun = fun
         self._inline = inline
+        self._donate = (frozenset(donate_argnums), frozenset(donate_argnames))  # for AOT stages
         self._static_argnums = frozenset(static_argnums)
         self._static_argnames = frozenset(static_argnames)
         self._has_static = bool(static_argnums or static_argnames)
@@ -407,9 +409,38 @@ class JitWrapped:
         return _Entry(closed, out_tree_box[0]), lifted
 
     def trace(self, *args: Any, **kwargs: Any) -> Any:
-        """The traced program (`.jaxpr`) for these arguments, like `jax.jit(f).trace(...)`."""
-        from pyjax._src.transforms.staging import make_jaxpr
-        return make_jaxpr(self._fun, static_argnums=tuple(self._static_argnums))(*args, **kwargs)
+        """The Traced stage (`jax.stages.Traced`) for these arguments (the cached trace)."""
+        from pyjax._src import stages
+        args_, kwargs_, statics = self._split(args, kwargs)
+        leaves, in_tree = tree_flatten((args_, kwargs_) if kwargs_ else args_)
+        key = (in_tree, bool(kwargs_), statics, config.trace_key(),
+               *[_leaf_signature(x) for x in leaves])
+        entry = self._cache.get(key)
+        if entry is None:
+            entry, lifted = self._trace(args, kwargs, leaves, in_tree, bool(kwargs_), statics)
+            with _cache_lock:
+                if not lifted and len(self._cache) < CACHE_SIZE:
+                    self._cache[key] = entry
+        debug = DebugInfo("jit", self._fun, args, kwargs,
+                          tuple(k for k, _ in statics if isinstance(k, int)),
+                          tuple(k for k, _ in statics if isinstance(k, str)))
+        return stages.make_traced(entry.jaxpr, entry.out_tree, args_, kwargs_,
+                                  self._donated_leaves(len(args), args_, kwargs_),
+                                  debug.arg_names(), self._name)
+
+    def _donated_leaves(self, n_args: int, args_: tuple, kwargs_: dict) -> list[bool]:
+        """Per leaf of (dynamic args, dynamic kwargs): whether donate_argnums/argnames name it."""
+        nums, names = self._donate
+        positions = [i for i in range(n_args) if i not in self._static_argnums
+                     and i - n_args not in self._static_argnums]
+        flags = [i in nums or i - n_args in nums for i in positions]
+        flags += [k in names for k in sorted(kwargs_)]
+        values = [*args_, *(kwargs_[k] for k in sorted(kwargs_))]
+        return [flag for flag, v in zip(flags, values) for _ in tree_flatten(v)[0]]
+
+    def lower(self, *args: Any, **kwargs: Any) -> Any:
+        """The Lowered stage for these arguments: `self.trace(*args, **kwargs).lower()`."""
+        return self.trace(*args, **kwargs).lower()
 
     def clear_cache(self) -> None:
         self._cache.clear()
@@ -482,9 +513,10 @@ def _validate_names(sig: inspect.Signature, names: tuple[str, ...], what: str) -
 
 def _resolve_argnums(fun: Callable, static_argnums: Any, static_argnames: Any,
                      donate_argnums: Any, donate_argnames: Any
-                     ) -> tuple[tuple[int, ...], tuple[str, ...]]:
-    """Static argnums and argnames, completed from each other via the signature and checked
-    against it (with the donated ones) as JAX checks them when `jit` is applied."""
+                     ) -> tuple[tuple[int, ...], tuple[str, ...], tuple[int, ...],
+                                tuple[str, ...]]:
+    """Static and donated argnums and argnames, each completed from the other via the
+    signature and checked against it as JAX checks them when `jit` is applied."""
     try:
         sig = inspect.signature(fun)
     except (TypeError, ValueError):  # some builtins have none: nothing to check
@@ -492,7 +524,8 @@ def _resolve_argnums(fun: Callable, static_argnums: Any, static_argnames: Any,
             raise ValueError(f"Getting the signature of function {fun} failed. "
                              "Pass donate_argnums instead of donate_argnames.") from None
         return (() if static_argnums is None else _index_tuple(static_argnums),
-                () if static_argnames is None else _str_tuple(static_argnames))
+                () if static_argnames is None else _str_tuple(static_argnames),
+                () if donate_argnums is None else _index_tuple(donate_argnums), ())
     nums, names = _infer_nums_and_names(sig, static_argnums, static_argnames)
     d_nums, d_names = _infer_nums_and_names(sig, donate_argnums, donate_argnames)
     _validate_nums(sig, nums, "static_argnums")
@@ -502,7 +535,7 @@ def _resolve_argnums(fun: Callable, static_argnums: Any, static_argnames: Any,
     if both := set(names) & set(d_names):
         raise ValueError("static_argnames and donate_argnames cannot intersect. Argument "
                          f"names {both} appear in both static_argnames and donate_argnames")
-    return nums, names
+    return nums, names, d_nums, d_names
 
 
 def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] | None = None,
@@ -516,9 +549,14 @@ def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] | No
         return functools.partial(jit, static_argnums=static_argnums,
                                  static_argnames=static_argnames,
                                  donate_argnums=donate_argnums, donate_argnames=donate_argnames,
-                                 inline=inline)
+                                 inline=inline, in_shardings=in_shardings,
+                                 out_shardings=out_shardings)
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun}")
-    nums, names = _resolve_argnums(fun, static_argnums, static_argnames, donate_argnums,
-                                   donate_argnames)
-    return JitWrapped(fun, nums, names, inline)
+    nums, names, d_nums, d_names = _resolve_argnums(fun, static_argnums, static_argnames,
+                                                    donate_argnums, donate_argnames)
+    jitted = JitWrapped(fun, nums, names, inline, d_nums, d_names)
+    if in_shardings is None and out_shardings is None:
+        return jitted
+    from pyjax._src.parallel.placement import ShardedJit  # shardings checked and applied
+    return ShardedJit(jitted, in_shardings, out_shardings)

@@ -16,7 +16,7 @@ from pyjax._src.core import dtypes
 from pyjax._src.config import config
 from pyjax._src.core.array import Array, ArrayImpl
 from pyjax._src.core.check import check_jaxpr
-from pyjax._src.core.avals import ShapedArray
+from pyjax._src.core.avals import ShapedArray, pytype_aval_mappings
 from pyjax._src.core.jaxpr import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from pyjax._src.core.source_info import user_frames
 from pyjax._src.core.trace import Trace, Tracer, check_alive, use_trace
@@ -46,29 +46,33 @@ class DebugInfo:
         return fun_sourceinfo(self.fun)
 
     def arg_names(self) -> list[str]:
-        """Names of the flattened dynamic arguments, e.g. `x`, `params['w']`, `args[1]`."""
+        """Names of the flattened dynamic arguments as JAX gives them: parameters by name
+        (`x`, `params['w']`), *args and **kwargs entries under their parameter's name (`a[0]`,
+        `kw['z']`), and `args[i]` / `kwargs['k']` when the call does not fit the signature."""
         from pyjax._src.tree_util import keystr, tree_flatten_with_path
+        static = object()
+        n = len(self.args)
+        args = [static if i in self.static_argnums or i - n in self.static_argnums else x
+                for i, x in enumerate(self.args)]
+        kwargs = {k: static if k in self.static_argnames else x for k, x in self.kwargs.items()}
+        ordered = None
         try:
-            params = list(inspect.signature(self.fun).parameters.values())
+            sig = inspect.signature(self.fun)
+            bound = sig.bind(*args, **kwargs)
         except (TypeError, ValueError):
-            params = []
-        names = []
-        for i, arg in enumerate(self.args):
-            if i in self.static_argnums:
-                continue
-            if i < len(params) and params[i].kind in (params[i].POSITIONAL_ONLY,
-                                                      params[i].POSITIONAL_OR_KEYWORD):
-                base = params[i].name
-            else:
-                base = f"args[{i}]"
-            for path, _ in tree_flatten_with_path(arg)[0]:
-                names.append(base + keystr(path))
-        for key in sorted(self.kwargs):
-            if key in self.static_argnames:
-                continue
-            for path, _ in tree_flatten_with_path(self.kwargs[key])[0]:
-                names.append(key + keystr(path))
-        return names
+            pass
+        else:
+            var_kw = next((name for name, p in sig.parameters.items()
+                           if p.kind is inspect.Parameter.VAR_KEYWORD), None)
+            ordered = [(name, x) for name, x in bound.arguments.items()
+                       if name not in kwargs and name != var_kw]
+            ordered += [(k if k in bound.arguments else f"{var_kw}['{k}']", kwargs[k])
+                        for k in sorted(kwargs)]
+        if ordered is None:
+            ordered = [("args", args)] + [(f"kwargs['{k}']", kwargs[k]) for k in sorted(kwargs)
+                                          if kwargs[k] is not static]
+        return [name + keystr(path) for name, x in ordered
+                for path, leaf in tree_flatten_with_path(x)[0] if leaf is not static]
 
 
 def abstractify(x: Any) -> ShapedArray:
@@ -77,6 +81,9 @@ def abstractify(x: Any) -> ShapedArray:
         return ShapedArray(x._buf.shape, x._buf.dtype, x._weak)
     if isinstance(x, Array):  # tracers and key arrays
         return x.aval
+    to_aval = pytype_aval_mappings.get(type(x))
+    if to_aval is not None:  # references and hijax values (avals.pytype_aval_mappings)
+        return to_aval(x)
     if hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, (np.ndarray, np.generic)):
         return ShapedArray(tuple(x.shape), dtypes.canonicalize_dtype(x.dtype),
                            getattr(x, "weak_type", False))

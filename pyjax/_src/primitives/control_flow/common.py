@@ -183,14 +183,16 @@ def structure_differences(tree1: Any, tree2: Any) -> list[tuple]:
                     for d in walk(path + (SequenceKey(i),), a, b)]
         if isinstance(t1, dict):
             if set(t1) != set(t2):
-                diff = " ".join(repr(k) for k in set(t1).symmetric_difference(t2))
                 n1, n2 = len(t1), len(t2)
+                if n1 == n2:  # same number of children: the metadata (sorted keys) differs
+                    return [(path, f"{type(t1)} with pytree metadata {tuple(sorted(t1))}",
+                             f"{type(t2)} with pytree metadata {tuple(sorted(t2))}",
+                             "the pytree node metadata does not match")]
+                diff = " ".join(repr(k) for k in set(t1).symmetric_difference(t2))
                 return [(path, f"{type(t1)} with {n1} child{'ren' if n1 > 1 else ''}",
                          f"{type(t2)} with {n2} child{'ren' if n2 > 1 else ''}",
                          "the numbers of children do not match, with the symmetric "
-                         f"difference of key sets: {{{diff}}}" if n1 != n2 else
-                         f"the keys do not match, with the symmetric difference of key "
-                         f"sets: {{{diff}}}")]
+                         f"difference of key sets: {{{diff}}}")]
             return [d for k in sorted(t1) for d in walk(path + (DictKey(k),), t1[k], t2[k])]
         return [(path, str(type(t1)), str(type(t2)), "their structures differ")]
 

@@ -1,0 +1,48 @@
+"""The compile step: a jaxpr becomes an executable for the host backend.
+
+`compile_jaxpr` (executor.py) looks `backend_compile_and_load` up on this module at every
+compile, so tools may wrap it: chex's `restrict_backends` does, through JAX's module name
+`jax._src.compiler`, exactly as it does on JAX.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from pyjax._src.parallel import devices as _devices
+
+
+class Backend:
+    """The one backend: NumPy on the host CPU (what JAX calls an XLA client)."""
+
+    platform = "cpu"
+    platform_version = "pyjax (NumPy on the host)"
+
+    def devices(self) -> list:
+        return _devices.devices()
+
+    def local_devices(self) -> list:
+        return _devices.local_devices()
+
+    def device_count(self) -> int:
+        return _devices.device_count()
+
+    def local_device_count(self) -> int:
+        return _devices.local_device_count()
+
+    def process_index(self) -> int:
+        return _devices.process_index()
+
+    def __repr__(self) -> str:
+        return "<pyjax cpu backend>"
+
+
+host_backend = Backend()
+
+
+def backend_compile_and_load(backend: Backend, closed: Any, executable_devices: Any = None,
+                             options: Any = None, host_callbacks: Sequence[Any] = ()
+                             ) -> Callable[[Sequence[Any]], list]:
+    """The executable of `closed` (after pyjax's rewrites) on `backend`."""
+    from pyjax._src.backend.executor import _generate
+    from pyjax._src.backend.simplify import simplify
+    return _generate(simplify(closed))

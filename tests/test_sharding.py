@@ -1,0 +1,71 @@
+"""jax.sharding on local CPU devices: PartitionSpec, Mesh, AbstractMesh, make_mesh, set_mesh,
+NamedSharding, SingleDeviceSharding, placed arrays and their shards, make_array_from_*,
+with_sharding_constraint (values and jaxprs), reshard, jit's in/out_shardings and the
+`out_sharding=` keyword of creation functions and samplers.
+
+Every case is compared with what JAX 0.10.2 gave (tests/data/sharding.json, made by
+tests/oracle/record_sharding.py) with 4 and with 1 forced CPU devices; the cases run in a
+subprocess with XLA_FLAGS=--xla_force_host_platform_device_count set the same way.
+"""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = json.load(open(os.path.join(HERE, "data", "sharding.json")))
+
+SCRIPT = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+import pyjax
+pyjax.alias_as_jax()  # the cases import jax.sharding, as users' code does
+import jax, jax.numpy as jnp
+from jax import lax
+from record_sharding import run_all
+print(json.dumps(run_all(jax, jnp, lax, np)))
+"""
+
+# Where pyjax differs from JAX by design: the class's module in reprs.
+REPLACEMENTS = [("pyjax._src.parallel.devices.Device", "jaxlib._jax.Device"),
+                ("pyjax._src.parallel.sharding.", "jax._src.sharding.")]
+
+
+@pytest.fixture(scope="module", params=[4, 1], ids=["4devices", "1device"])
+def results(request):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYJAX_NUM_CPU_DEVICES", "JAX_NUM_CPU_DEVICES")}
+    env["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={request.param}"
+    proc = subprocess.run([sys.executable, "-c", SCRIPT, os.path.join(HERE, "oracle")],
+                          env=env, capture_output=True, text=True, check=True,
+                          cwd=os.path.dirname(HERE))
+    return request.param, json.loads(proc.stdout)
+
+
+def _normalize(text: str) -> str:
+    for old, new in REPLACEMENTS:
+        text = text.replace(old, new)
+    return text
+
+
+# Known gaps, each checked to still differ (strict xfail), keyed by (device count, case).
+GAPS = {
+    **{(c, "sharding_names"): "auto_axes, explicit_axes and ManualAxisType need shardings in "
+       "avals (explicit-sharding types), which pyjax's ShapedArray does not carry yet"
+       for c in (4, 1)},
+    **{(1, name): "on one device JAX hands back the array itself as the shard's data when "
+       "device_put placed an existing Array (a per-device array otherwise); pyjax always "
+       "gives a per-device array" for name in ("put_named_shards", "put_replicated_shards")},
+}
+
+
+@pytest.mark.parametrize("name", sorted(DATA["devices_4"]))
+def test_matches_jax(request, results, name):
+    count, got = results
+    if (count, name) in GAPS:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=GAPS[count, name]))
+    want = DATA[f"devices_{count}"][name]
+    assert _normalize(got[name]) == want
