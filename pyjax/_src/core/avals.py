@@ -45,6 +45,21 @@ class ShapedArray(AbstractValue):
                            self.dtype if dtype is None else dtype,
                            self.weak_type if weak_type is None else weak_type)
 
+    @property
+    def sharding(self) -> "Any":
+        """How the value is split over devices, as part of its type: always unsharded, since
+        pyjax's types carry no explicit mesh axes (JAX's default: an empty abstract mesh)."""
+        from pyjax._src.parallel.mesh import AbstractMesh
+        from pyjax._src.parallel.sharding import NamedSharding, PartitionSpec
+        return NamedSharding(AbstractMesh((), (), axis_types=()),
+                             PartitionSpec(*[None] * len(self.shape)))
+
+    def to_tangent_aval(self) -> "ShapedArray":
+        """The type of this value's tangents (float0 for integers and booleans)."""
+        if dtypes.is_inexact(self.dtype):
+            return ShapedArray(self.shape, self.dtype, self.weak_type)
+        return ShapedArray(self.shape, dtypes.float0, False)
+
     def strip_weak_type(self) -> "ShapedArray":
         return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False)
 

@@ -32,10 +32,9 @@ from pyjax._src.transforms.staging import DynamicJaxprTracer, StagingTrace, abst
 # ---------------------------------------------------------------------------------------------
 
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
-    """Tangents of integer and boolean values have dtype float0, as in JAX."""
-    if dtypes.is_inexact(aval.dtype):
-        return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
-    return ShapedArray(aval.shape, dtypes.float0, False)
+    """Tangents of integer and boolean values have dtype float0, as in JAX (the aval's own
+    `to_tangent_aval`, so that other abstract values, such as hijax types, define theirs)."""
+    return aval.to_tangent_aval()
 
 
 class Zero:
