@@ -11,7 +11,7 @@ from typing import Any, Hashable
 from pyjax._src.core.effects import Effect
 from pyjax._src.core.primitive import Primitive
 from pyjax._src.transforms.ad import Zero, instantiate, is_undefined, tangent_aval
-from pyjax._src.tree_util import tree_flatten, tree_leaves, tree_unflatten
+from pyjax._src.tree_util import tree_flatten, tree_unflatten
 from pyjax._src.compat.extend_core import on_buffers
 
 
@@ -122,21 +122,18 @@ def _linearized_impl(*args: Any, **params: Any) -> Any:
     raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
 
 
-class _CallPrimitive(Primitive):
-    """Outside the op-table census: its operand types are the user's (tests/test_hijax.py)."""
-
-    census = False
-
-
-call_hi_primitive_p = _CallPrimitive("call_hi_primitive", multiple_results=True)
+call_hi_primitive_p = Primitive("call_hi_primitive", multiple_results=True)
 call_hi_primitive_p.impl = on_buffers(_expand_flat, call_hi_primitive_p)
 call_hi_primitive_p.eager = lambda prim, args, params: _expand_flat(*args, **params)
 call_hi_primitive_p.abstract_eval = _abstract_eval
 call_hi_primitive_p.jvp = _jvp
 
-call_hi_primitive_linearized_p = _CallPrimitive("call_hi_primitive_linearized",
+call_hi_primitive_linearized_p = Primitive("call_hi_primitive_linearized",
                                            multiple_results=True)
 call_hi_primitive_linearized_p.impl = _linearized_impl
 call_hi_primitive_linearized_p.eager = lambda prim, args, params: _linearized_impl()
 call_hi_primitive_linearized_p.abstract_eval = _linearized_abstract_eval
 call_hi_primitive_linearized_p.transpose = _linearized_transpose
+# evaluating or batching the linearized call fails as applying forward mode does (JAX's rule)
+call_hi_primitive_linearized_p.jvp = lambda primals, tangents, **params: _linearized_impl()
+call_hi_primitive_linearized_p.batch = lambda vals, dims, **params: _linearized_impl()

@@ -308,16 +308,9 @@ def _eager(prim: Primitive, args: tuple, params: dict) -> Any:
     return wrap(out, out_aval)
 
 
-class RefPrimitive(Primitive):
-    """A reference primitive.  Outside the op-table census: its operands are references, not
-    arrays, and it has no jvp or batching rule yet (tests/test_refs.py covers it)."""
-
-    census = False
-
-
 def _make(name: str, abstract_eval: Any, impl: Any, pp_rule: Any = None,
           multiple_results: bool = False) -> Primitive:
-    prim = RefPrimitive(name, multiple_results=multiple_results)
+    prim = Primitive(name, multiple_results=multiple_results)
     prim.abstract_eval, prim.impl, prim.pp_rule = abstract_eval, impl, pp_rule
     prim.eager = _eager
     prim.effectful = True
