@@ -65,5 +65,5 @@ from pyjax._src.state import Ref, freeze, new_ref  # noqa: F401,E402
 from pyjax._src import lazy_loader as _lazy  # noqa: E402
 
 __getattr__ = _lazy.attach(__name__, ["api_util", "custom_derivatives", "debug", "interpreters",
-                                      "nn", "scipy", "stages"])[0]
+                                      "nn", "scipy", "stages", "version"])[0]
 del _lazy

@@ -50,6 +50,11 @@ def test_removed_names_say_where_they_went():
                           "jax.extend.core.concrete_or_error."),
     ("valid_jaxtype", "jax.core.valid_jaxtype is deprecated. Use jax.extend.core.valid_jaxtype."),
     ("is_concrete", "jax.core.is_concrete is deprecated."),
+    ("find_top_trace", "jax.core.find_top_trace is deprecated. Use "
+                       "jax.extend.core.find_top_trace."),
+    ("JaxprTypeError", "jax.core.JaxprTypeError is deprecated. Use jax.errors.JaxprTypeError."),
+    ("unsafe_am_i_under_a_jit_DO_NOT_USE",
+     "jax.core.unsafe_am_i_under_a_jit_DO_NOT_USE is deprecated."),
 ])
 def test_deprecated_names_warn_and_work(name, message):
     code = (f"import warnings, pyjax.core as c\nwarnings.simplefilter('always')\n"

@@ -75,14 +75,38 @@ def is_concrete(x: Any) -> bool:
 PUBLIC = ("AbstractValue", "ShapedArray", "Trace", "Tracer", "Atom", "ParamDict", "Value",
           "ensure_compile_time_eval", "eval_context", "eval_jaxpr", "max_dim", "min_dim")
 
-#: deprecated in JAX 0.10.2: name -> (warning, value)
-DEPRECATED: dict[str, tuple[str, Any]] = {
-    "concrete_or_error": ("jax.core.concrete_or_error is deprecated. Use "
-                          "jax.extend.core.concrete_or_error.", concrete_or_error),
-    "valid_jaxtype": ("jax.core.valid_jaxtype is deprecated. Use "
-                      "jax.extend.core.valid_jaxtype.", valid_jaxtype),
-    "is_concrete": ("jax.core.is_concrete is deprecated.", is_concrete),
+#: deprecated in JAX 0.10.2 (they warn, then work): name -> where JAX says to look instead
+#: (None: nowhere).  Values come from jax.extend.core, jax.errors or this module.
+_DEPRECATED_TO = {
+    **{name: "jax.extend.core" for name in (
+        "CallPrimitive", "DebugInfo", "DropVar", "Effect", "Effects", "check_jaxpr",
+        "concrete_or_error", "find_top_trace", "gensym", "get_opaque_trace_state",
+        "jaxprs_in_params", "new_jaxpr_eqn", "no_effects", "primal_dtype_to_tangent_dtype",
+        "valid_jaxtype")},
+    "InconclusiveDimensionOperation": "jax.errors", "JaxprTypeError": "jax.errors",
+    **{name: None for name in (
+        "nonempty_axis_env_DO_NOT_USE", "unsafe_am_i_under_a_jit_DO_NOT_USE",
+        "unsafe_am_i_under_a_vmap_DO_NOT_USE", "unsafe_get_axis_names_DO_NOT_USE",
+        "is_concrete", "pytype_aval_mappings")},
 }
+
+
+def _deprecated_value(name: str) -> Any:
+    from pyjax._src.compat import extend_core
+    if name == "is_concrete":
+        return is_concrete
+    if name == "pytype_aval_mappings":
+        from pyjax._src.core.avals import pytype_aval_mappings
+        return pytype_aval_mappings
+    return getattr(errors, name, None) or getattr(extend_core, name)
+
+
+def _deprecation_message(name: str) -> str:
+    where = _DEPRECATED_TO[name]
+    return f"jax.core.{name} is deprecated." + (f" Use {where}.{name}." if where else "")
+
+
+DEPRECATED = tuple(_DEPRECATED_TO)
 
 _MOVED_TO_EXTEND = ("mapped_aval", "unmapped_aval", "set_current_trace", "take_current_trace",
                     "TraceTag", "call_impl", "subjaxprs", "AbstractToken")
@@ -106,10 +130,9 @@ def module_getattr(module_name: str) -> Callable[[str], Any]:
 
     @functools.cache  # as in JAX: each deprecated name warns once
     def getattr_(name: str) -> Any:
-        if name in DEPRECATED:
-            message, value = DEPRECATED[name]
-            warnings.warn(message, DeprecationWarning, stacklevel=2)
-            return value
+        if name in _DEPRECATED_TO:
+            warnings.warn(_deprecation_message(name), DeprecationWarning, stacklevel=2)
+            return _deprecated_value(name)
         if name in REMOVED:
             raise AttributeError(REMOVED[name])
         raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
