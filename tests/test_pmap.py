@@ -56,3 +56,22 @@ def test_collective_matches_jax(results, name):
 def test_device_count_and_too_many_slices(results):
     assert results["count"] == 4
     assert results["too_many"] == "ValueError"
+
+
+def test_keyword_arguments_are_mapped_over_their_leading_axis():
+    """As in JAX: in_axes covers positional arguments; keyword arguments map over axis 0."""
+    import pyjax as jax
+    import pyjax.numpy as jnp
+    f = jax.pmap(lambda x, y=None: x * 2 + y)
+    np.testing.assert_array_equal(f(jnp.ones((1, 3)), y=jnp.arange(3.0)[None]), [[2, 3, 4]])
+    g = jax.pmap(lambda a, b: a + b["k"])
+    np.testing.assert_array_equal(g(jnp.ones((1, 2)), b={"k": jnp.ones((1, 2))}), [[2, 2]])
+
+
+def test_absent_backends_raise_jaxs_errors():
+    import pyjax as jax
+    with pytest.raises(RuntimeError, match="no platforms that are instances of gpu"):
+        jax.devices("gpu")
+    with pytest.raises(RuntimeError, match=r"Unknown backend tpu. Available backends are \['cpu'\]"):
+        jax.device_count("tpu")
+    assert jax.devices("cpu") == jax.devices()

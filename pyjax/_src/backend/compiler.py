@@ -8,35 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from pyjax._src.parallel import devices as _devices
-
-
-class Backend:
-    """The one backend: NumPy on the host CPU (what JAX calls an XLA client)."""
-
-    platform = "cpu"
-    platform_version = "pyjax (NumPy on the host)"
-
-    def devices(self) -> list:
-        return _devices.devices()
-
-    def local_devices(self) -> list:
-        return _devices.local_devices()
-
-    def device_count(self) -> int:
-        return _devices.device_count()
-
-    def local_device_count(self) -> int:
-        return _devices.local_device_count()
-
-    def process_index(self) -> int:
-        return _devices.process_index()
-
-    def __repr__(self) -> str:
-        return "<pyjax cpu backend>"
-
-
-host_backend = Backend()
+from pyjax._src.parallel.devices import Backend, host_backend  # noqa: F401  (re-exported)
 
 
 def backend_compile_and_load(backend: Backend, closed: Any, executable_devices: Any = None,

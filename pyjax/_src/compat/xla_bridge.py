@@ -1,30 +1,30 @@
 """JAX's backend registry (`jax._src.xla_bridge`, `jax.extend.backend`) over pyjax's one host
-backend (backend/compiler.py's `Backend`, answering what libraries ask of XLA clients)."""
+backend (parallel/devices.py's `Backend`, answering what libraries ask of XLA clients)."""
 from __future__ import annotations
 
 from typing import Any
 
-from pyjax._src.backend.compiler import Backend, host_backend
 from pyjax._src.parallel import devices as _devices
+from pyjax._src.parallel.devices import Backend
 
-
-_backends: dict[str, Backend] = {}
+_backends = _devices.initialized_backends
 
 
 def backends() -> dict[str, Backend]:
-    """{platform name: backend}, created on first use."""
-    if not _backends:
-        _backends["cpu"] = host_backend
+    """{platform name: backend}, bringing the host backend up if it is not yet."""
+    _devices.default_device()
     return _backends
 
 
 def get_backend(platform: Any = None) -> Backend:
-    if platform not in (None, "cpu") and not isinstance(platform, Backend):
-        raise RuntimeError(f"Unknown backend {platform}")
+    _devices.check_backend(platform)
     return backends()["cpu"]
 
 
 def clear_backends() -> None:
+    """Forget the backend: the device count is read again on next use (as when JAX
+    re-creates its clients, which chex's set_n_cpu_devices relies on)."""
+    _devices._all_devices.cache_clear()
     _backends.clear()
 
 

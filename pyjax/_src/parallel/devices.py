@@ -52,9 +52,53 @@ def _configured_count() -> int:
     return max(1, int(config.num_cpu_devices))
 
 
+class Backend:
+    """The one backend, NumPy on the host CPU (what JAX calls an XLA client): its platform,
+    devices and process layout."""
+
+    platform = "cpu"
+    platform_version = "pyjax (NumPy on the host)"
+
+    def devices(self) -> list:
+        return devices()
+
+    def local_devices(self) -> list:
+        return local_devices()
+
+    def device_count(self) -> int:
+        return device_count()
+
+    def local_device_count(self) -> int:
+        return local_device_count()
+
+    def process_index(self) -> int:
+        return process_index()
+
+    def __repr__(self) -> str:
+        return "<pyjax cpu backend>"
+
+
+host_backend = Backend()
+
+#: backends brought up so far, by platform (JAX's `xla_bridge._backends`): filled when the
+#: devices are first used, after which the device count can no longer change
+initialized_backends: dict[str, Backend] = {}
+
+
 @functools.cache
 def _all_devices() -> tuple[Device, ...]:
+    initialized_backends["cpu"] = host_backend
     return tuple(Device(i) for i in range(_configured_count()))
+
+
+def check_backend(backend: Any) -> None:
+    """Raise JAX's RuntimeError for a platform that is not present (only the CPU is)."""
+    if backend is None or backend is host_backend or backend == "cpu":
+        return
+    if backend == "gpu":
+        raise RuntimeError("Unknown backend: 'gpu' requested, but no platforms that are "
+                           "instances of gpu are present. Platforms present are: cpu")
+    raise RuntimeError(f"Unknown backend {backend}. Available backends are ['cpu']")
 
 
 def default_device() -> Device:
@@ -63,19 +107,23 @@ def default_device() -> Device:
 
 def devices(backend: Any = None) -> list[Device]:
     """All devices (all local: there is one process)."""
+    check_backend(backend)
     return list(_all_devices())
 
 
 def local_devices(process_index: int | None = None, backend: Any = None,
                   host_id: int | None = None) -> list[Device]:
+    check_backend(backend)
     return list(_all_devices())
 
 
 def device_count(backend: Any = None) -> int:
+    check_backend(backend)
     return len(_all_devices())
 
 
 def local_device_count(backend: Any = None) -> int:
+    check_backend(backend)
     return len(_all_devices())
 
 

@@ -41,6 +41,11 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
         if static and isinstance(in_axes, (tuple, list)):
             dyn_axes = tuple(a for i, a in enumerate(in_axes) if i not in static)
         dyn = [a for i, a in enumerate(args) if i not in static]
+        if kwargs:  # keyword arguments are mapped over their leading axis, as in JAX
+            if not isinstance(dyn_axes, (tuple, list)):
+                dyn_axes = (dyn_axes,) * len(dyn)
+            dyn_axes = (*dyn_axes, 0)
+            dyn.append(kwargs)
         # Python scalars have no axis to map (as in JAX, which looks for a `.shape`)
         sizes = {x.shape[a if isinstance(a, int) else 0]
                  for x, a in zip(tree_flatten(dyn)[0], _leaf_axes(dyn_axes, dyn))
@@ -56,15 +61,14 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
 
         def body(*dyn_args: Any) -> Any:
             mark_device_axis(trace_state.trace)  # the vmap trace standing for the devices
+            kw = dyn_args[-1] if kwargs else {}
             it = iter(dyn_args)
             full = [a if i in static else next(it) for i, a in enumerate(args)]
-            return fun(*full, **kwargs)
+            return fun(*full, **kw)
 
-        if kwargs:  # keyword arguments are closed over: no reuse across calls
-            compiled = jit(vmap(body, in_axes=dyn_axes, out_axes=out_axes, axis_name=name))
-        else:
-            compiled = _compiled(body, dyn_axes, out_axes, name,
-                                 static_key=(fun, tuple((i, args[i]) for i in static)))
+        compiled = _compiled(body, dyn_axes, out_axes, name,
+                             static_key=(fun, len(args), bool(kwargs),
+                                         tuple((i, args[i]) for i in static)))
         out = compiled(*dyn)
         mesh = Mesh(available[:size] if size else available[:1], (name,))
         sharding = NamedSharding(mesh, PartitionSpec(name))
