@@ -108,7 +108,10 @@ def _reduce_any_error(error: Error) -> Error:
     for effect in error._pred:
         preds, codes, payload = error._pred[effect], error._code[effect], error._payload[effect]
         idx = jnp.argsort(preds)[-1]
-        pred, code, payload = jtu.tree_map(lambda x, i=idx: x[i], (preds, codes, payload))
+        n = np.shape(preds)[0]
+        # a leaf without the batch axis (a payload the batch did not vary) is the same for all
+        pick = lambda x, i=idx: x[i] if np.ndim(x) and np.shape(x)[0] == n else x  # noqa: E731
+        pred, code, payload = jtu.tree_map(pick, (preds, codes, payload))
         out = out._update(effect, pred, code, {}, payload)
     return out._replace(_metadata=error._metadata)
 
