@@ -61,9 +61,16 @@ from pyjax._src.parallel.sharding import NamedSharding, P, Shard  # noqa: F401,E
 from pyjax import ref  # noqa: F401,E402
 from pyjax._src.state import Ref, freeze, new_ref  # noqa: F401,E402
 
+# Small top-level functions and options (jax.ops, jax.image, jax.custom_batching load lazily,
+# listed below): exact on one synchronous host process.
+from pyjax._src.api_misc import (  # noqa: F401,E402
+    copy_to_host_async, effects_barrier, process_indices)
+from pyjax._src.config import jax2tf_associative_scan_reductions, thread_guard  # noqa: F401,E402
+
 # Heavier user-facing packages load on first use (`pyjax.nn`, `pyjax.scipy`, `pyjax.debug`).
 from pyjax._src import lazy_loader as _lazy  # noqa: E402
 
-__getattr__ = _lazy.attach(__name__, ["api_util", "custom_derivatives", "debug", "interpreters",
-                                      "nn", "scipy", "stages", "version"])[0]
+__getattr__ = _lazy.attach(__name__, ["api_util", "custom_batching", "custom_derivatives", "debug",
+                                      "image", "interpreters", "nn", "ops", "scipy", "stages",
+                                      "version"])[0]
 del _lazy

@@ -253,6 +253,14 @@ def _register_custom_jvp_batching() -> None:
 _register_custom_jvp_batching()
 
 
+def forward_attr(self: Any, name: str) -> Any:
+    """`def*` methods a custom_jvp/custom_vjp does not have come from the function it wraps
+    (so `custom_vjp(custom_vmap(f)).def_vmap` works, as in JAX)."""
+    if name.startswith("def"):
+        return getattr(self.fun, name)
+    raise AttributeError(name)
+
+
 class custom_jvp:  # noqa: N801 - JAX's name
     """A function with a user-defined JVP: `f.defjvp(rule)` or `f.defjvps(*per_arg_rules)`."""
 
@@ -262,6 +270,8 @@ class custom_jvp:  # noqa: N801 - JAX's name
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.jvp: Callable | None = None
         self.symbolic_zeros = False
+
+    __getattr__ = forward_attr
 
     def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
         """rule(primals, tangents) -> (primal_out, tangent_out) (nondiff args first); with
@@ -551,6 +561,8 @@ class custom_vjp:  # noqa: N801 - JAX's name
         self.fwd: Callable | None = None
         self.bwd: Callable | None = None
         self.symbolic_zeros = False
+
+    __getattr__ = forward_attr
 
     def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False,
                optimize_remat: bool = False) -> None:
