@@ -7,17 +7,19 @@ from __future__ import annotations
 
 import builtins
 import collections
+import functools
 import math
 import operator
 from typing import Any, Callable, Sequence
 
 import numpy as np
-import opt_einsum
 
-from pyjax._src import errors
+from pyjax._src import caches, errors
+from pyjax._src.config import config
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import Array, ArrayImpl
-from pyjax._src.core.trace import Tracer
+from pyjax._src.core.trace import Tracer, trace_state
+from pyjax._src.primitives.enums import canonicalize_precision
 from pyjax._src.numpy import ufuncs
 from pyjax._src.parallel.placement import place_created, with_out_sharding
 from pyjax._src.numpy import util
@@ -115,6 +117,8 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
     if dtype is None and ndmin == 0:
         if isinstance(object, Tracer) and object.concrete_value() is None:
             return lax_extra.array_copy(object) if copy else object
+        if isinstance(object, Array) and not isinstance(object.dtype, np.dtype):
+            return lax_extra.array_copy(object) if copy else object  # PRNG key arrays
         if type(object) in dtypes.python_scalar_dtypes or isinstance(object, np.generic):
             return util.as_operand(object)
     want = None if dtype is None else dtypes.check_user_dtype(dtype, "array")
@@ -694,6 +698,8 @@ def atleast_3d(*arys: Any) -> Any:
 def astype(x: Any, dtype: Any, /, *, copy: bool = False, device: Any = None) -> Any:
     """x converted to `dtype` (the default float type when None)."""
     x = _ensure("astype", x)
+    if isinstance(dtype, dtypes.ExtendedDType) and dtype == x.dtype:
+        return lax_extra.array_copy(x) if copy else x  # a key array as its own key dtype
     dtype = dtypes.default_float_dtype() if dtype is None else \
         dtypes.check_user_dtype(dtype, "astype")
     if dtypes.is_complex(np.dtype(x.dtype)) and dtype == dtypes.bool_:
@@ -915,8 +921,52 @@ def _output_type(a: Any, b: Any, preferred_element_type: Any) -> tuple[np.dtype,
     return dtypes.check_user_dtype(preferred_element_type), False
 
 
+#: (operand types, x64, which product) -> (dot_general params, result dtype, weak): the
+#: promotion and dimension numbers of eager dot/matmul of two arrays, worked out once
+_PRODUCT_PLANS: dict = {}
+caches.register(_PRODUCT_PLANS.clear)
+
+
+def _eager_product(name: str, a: Any, b: Any, contract: Callable[[int, int], tuple]) -> Any:
+    """dot/matmul of two concrete arrays of at most two axes, with the default precision and
+    result type: dot_general as the general path binds it, then the same conversion."""
+    ab, bb = a._buf, b._buf
+    key = (name, ab.shape, ab.dtype, a._weak, bb.shape, bb.dtype, b._weak, config.x64)
+    plan = _PRODUCT_PLANS.get(key)
+    if plan is None:
+        out_dtype, out_weak = _output_type(a, b, None)
+        dims = (contract(ab.ndim, bb.ndim), ((), ()))
+        params = {"dimension_numbers": dims, "precision": canonicalize_precision(None),
+                  "preferred_element_type": dtypes.check_user_dtype(out_dtype),
+                  "out_sharding": None}
+        plan = (params, out_dtype, out_weak)
+        if len(_PRODUCT_PLANS) >= 1024:
+            _PRODUCT_PLANS.clear()
+        _PRODUCT_PLANS[key] = plan
+    params, out_dtype, out_weak = plan
+    return util.convert(dot_prims.dot_general_p.bind(a, b, **params), out_dtype, out_weak)
+
+
+def _dot_contract(na: int, nb: int) -> tuple:
+    return ((), ()) if na == 0 or nb == 0 else ((na - 1,), (0 if nb == 1 else nb - 2,))
+
+
+def _matmul_contract(na: int, nb: int) -> tuple:
+    return ((na - 1,), (nb - 1 - (nb > 1),))
+
+
+def _plain_product(a: Any, b: Any, precision: Any, preferred_element_type: Any,
+                   min_ndim: int) -> bool:
+    """Whether dot/matmul may take `_eager_product`: concrete arrays, eager, defaults."""
+    return (type(a) is ArrayImpl and type(b) is ArrayImpl and precision is None
+            and preferred_element_type is None and trace_state.trace is None
+            and min_ndim <= a._buf.ndim <= 2 and min_ndim <= b._buf.ndim <= 2)
+
+
 def dot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
     """NumPy's dot: contract a's last axis with b's second-to-last (or only) axis."""
+    if _plain_product(a, b, precision, preferred_element_type, 0):
+        return _eager_product("dot", a, b, _dot_contract)
     check_arraylike("dot", a, b)
     a, b = util.as_operand(a), util.as_operand(b)
     out_dtype, out_weak = _output_type(a, b, preferred_element_type)
@@ -931,6 +981,8 @@ def dot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = 
 
 def matmul(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
     """Matrix product with NumPy's broadcasting of leading (batch) axes."""
+    if _plain_product(a, b, precision, preferred_element_type, 1):
+        return _eager_product("matmul", a, b, _matmul_contract)
     check_arraylike("matmul", a, b)
     a, b = util.as_operand(a), util.as_operand(b)
     for i, x in enumerate((a, b)):
@@ -1063,11 +1115,17 @@ def _removechars(s: str, chars: str) -> str:
     return s.translate(str.maketrans(dict.fromkeys(chars)))
 
 
-class _Unoptimized(opt_einsum.paths.PathOptimizer):
-    """Contract the operands left to right, as given."""
+@functools.cache
+def unoptimized_path() -> Any:
+    """opt_einsum's path optimizer contracting the operands left to right, as given (what
+    optimize=False means).  opt_einsum loads on first use (import time)."""
+    import opt_einsum  # noqa: PLC0415
 
-    def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> list:
-        return [(0, 1)] * (len(inputs) - 1)
+    class Unoptimized(opt_einsum.paths.PathOptimizer):
+        def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> list:
+            return [(0, 1)] * (len(inputs) - 1)
+
+    return Unoptimized()
 
 
 def einsum(subscripts: Any, /, *operands: Any, out: Any = None, optimize: Any = "auto",
@@ -1079,10 +1137,11 @@ def einsum(subscripts: Any, /, *operands: Any, out: Any = None, optimize: Any = 
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
     operands = (subscripts, *operands)
-    path_type = "optimal" if optimize is True else _Unoptimized() if optimize is False \
+    path_type = "optimal" if optimize is True else unoptimized_path() if optimize is False \
         else optimize
     operands = tuple(op.__jax_array__() if hasattr(op, "__jax_array__") else op
                      for op in operands)
+    import opt_einsum  # noqa: PLC0415 - loads on first use (import time)
     operands, contractions = opt_einsum.contract_path(
         *operands, einsum_call=True, use_blas=True, optimize=path_type)
     contractions = tuple((c[0], frozenset(c[1]), c[2]) for c in contractions)

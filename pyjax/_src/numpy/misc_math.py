@@ -10,7 +10,6 @@ import functools
 from typing import Any
 
 import numpy as np
-import opt_einsum
 
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import Array
@@ -308,18 +307,12 @@ def vecmat(x1: Any, x2: Any, /) -> Any:
     return vectorize(lnp.matmul, signature="(n),(n,m)->(m)")(ufuncs.conj(x1), x2)
 
 
-class _Unoptimized(opt_einsum.paths.PathOptimizer):
-    """Contract operands left to right, as jnp.einsum does with optimize=False."""
-
-    def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> list:
-        return [(0, 1)] * (len(inputs) - 1)
-
-
 def einsum_path(subscripts: Any, /, *operands: Any,
                 optimize: bool | str | list = "auto") -> tuple[list, Any]:
     """opt_einsum's contraction order (and its report) for an einsum."""
     if isinstance(optimize, bool):
-        optimize = "optimal" if optimize else _Unoptimized()
+        optimize = "optimal" if optimize else lnp.unoptimized_path()
+    import opt_einsum  # noqa: PLC0415 - loads on first use (import time)
     return opt_einsum.contract_path(subscripts, *operands, optimize=optimize)
 
 

@@ -11,7 +11,11 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from pyjax._src import caches
+from pyjax._src.config import config
 from pyjax._src.core import dtypes
+from pyjax._src.core.array import ArrayImpl
+from pyjax._src.core.trace import trace_state
 from pyjax._src.numpy import util
 from pyjax._src.numpy.util import lax_const
 from pyjax._src.numpy.util import check_arraylike, promote_dtypes_numeric, staged_as_jit
@@ -123,9 +127,24 @@ def _reduction(a: Any, name: str, monoid: str, *, has_identity: bool = True,
                init_val: Any = None) -> Any:
     """The shared body of sum, prod, max, min, all and any (init_val: where's fill value when
     it is not the monoid's identity, as for bitwise_and.reduce's -1)."""
+    plain = (type(a) is ArrayImpl and out is None and where is None and initial is None
+             and trace_state.trace is None)  # eager: the checks' outcome is cached by type
+    if plain:
+        buf = a._buf
+        key = (name, monoid, preproc, upcast_f16_for_computation, axis, dtype, keepdims,
+               promote_integers, buf.shape, buf.dtype, a._weak, config.x64)
+        try:
+            plan = _PLANS.get(key)
+        except TypeError:  # an unhashable dtype argument
+            plain, plan = False, None
+        if plan is not None:
+            rule, dims = plan
+            result = rule.reduce(a, dims)
+            return shp.expand_dims(result, dims) if keepdims else result
     if out is not None:
         raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
     a = _ensure(name, a)
+    original = a
     where = _check_where(name, where)
     if initial is None and not has_identity and where is not None:
         raise ValueError(f"reduction operation {name} does not have an identity, so to use a "
@@ -163,7 +182,18 @@ def _reduction(a: Any, name: str, monoid: str, *, has_identity: bool = True,
         result = rule.op(initial_arr, result)
     if keepdims:
         result = shp.expand_dims(result, dims)
+    if plain and a is original and result_dtype == computation_dtype:
+        # no conversion before or after: later calls on this type reduce at once
+        if len(_PLANS) >= 1024:
+            _PLANS.clear()
+        _PLANS[key] = (rule, dims)
     return util.convert(result, result_dtype, False)
+
+
+#: (reduction, its static arguments, operand type, x64) -> (monoid, axes) for eager calls
+#: that reduce the operand as it is and return the reduction's result as it is
+_PLANS: dict = {}
+caches.register(_PLANS.clear)
 
 
 def sum(a: Any, axis: Axis = None, dtype: Any = None, out: Any = None,  # noqa: A001

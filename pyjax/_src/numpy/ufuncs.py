@@ -85,17 +85,41 @@ def _broadcast_arrays(*args: Any) -> list[Any]:
     shapes = [tuple(np.shape(a)) for a in args]
     if all(s == shapes[0] for s in shapes):
         return [lax_extra.asarray(a) for a in args]
-    result = lax_extra.broadcast_shapes(*shapes)
+    full = {s for s in shapes if s}
+    # scalars beside arrays of one shape: that shape, without NumPy's general rule
+    result = full.pop() if len(full) == 1 else lax_extra.broadcast_shapes(*shapes)
     return [lax_extra.broadcast_to(a, result) for a in args]
 
 
+_PY_NUMBERS = frozenset((int, float, complex))
+
+
+def _array_and_scalar(x: Any, y: Any) -> list[Any] | None:
+    """A concrete non-boolean array and a Python number promoted as the general path promotes
+    them (the ranks differ only by the scalar's, so no broadcast equation); else None."""
+    if type(x) is ArrayImpl:
+        if type(y) not in _PY_NUMBERS:
+            return None
+        arr = x
+    elif type(y) is ArrayImpl and type(x) in _PY_NUMBERS:
+        arr = y
+    else:
+        return None
+    if arr._buf.dtype == dtypes.bool_:
+        return None
+    return util._array_and_scalar(x, y)  # looked up per call: tests swap it for the lattice
+
+
 def _fast_binary(lax_prim: Any, fallback: Callable) -> Callable:
-    """Skip promotion when both operands are concrete arrays of one dtype and shape."""
+    """Skip promotion when both operands are concrete arrays of one dtype and shape, or one
+    is a Python number the array absorbs."""
     def fn(x: Any, y: Any, /) -> Any:
         if type(x) is ArrayImpl and type(y) is ArrayImpl:
             xb, yb = x._buf, y._buf
             if xb.dtype == yb.dtype and xb.shape == yb.shape and xb.dtype != dtypes.bool_:
                 return lax_prim.bind(x, y)
+        elif (ops := _array_and_scalar(x, y)) is not None:
+            return lax_prim.bind(*ops)
         return fallback(x, y)
     fn.__name__ = fn.__qualname__ = fallback.__name__.lstrip("_")
     fn.__doc__ = fallback.__doc__
@@ -108,6 +132,11 @@ def _fast_binary(lax_prim: Any, fallback: Callable) -> Callable:
 
 @staged_as_jit
 def _where(condition: Any, x: Any, y: Any) -> Any:
+    if type(condition) is ArrayImpl and type(x) is ArrayImpl and type(y) is ArrayImpl:
+        cb, xb, yb = condition._buf, x._buf, y._buf  # eager, all of one type and shape:
+        if (cb.dtype == dtypes.bool_ and xb.dtype == yb.dtype and x._weak == y._weak  # select
+                and cb.shape == xb.shape == yb.shape and xb.size):
+            return lax.select(condition, x, y)
     condition, x, y = (util.as_operand(a) for a in (condition, x, y))
     if not _is_bool(condition):
         condition = lax.ne(condition, _zero(condition))
@@ -151,7 +180,13 @@ def _inexact_unary(name: str, lax_fn: Callable) -> Callable:
 
 
 def _binary(name: str, lax_fn: Callable, promote: Callable) -> Callable:
+    inexact = promote is promote_args_inexact
+
     def fn(x: Any, y: Any, /) -> Any:
+        if promote is promote_args or inexact:  # a Python number the array absorbs: promoted
+            ops = _array_and_scalar(x, y)     # as the general path promotes it
+            if ops is not None and (not inexact or dtypes.is_inexact(ops[0]._buf.dtype)):
+                return lax_fn(*ops)
         return lax_fn(*promote(name, x, y))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name} of two arrays."
@@ -567,6 +602,9 @@ def _comparison(name: str, lax_prim: Any, ordered: bool) -> Callable:
             if xb.dtype == yb.dtype and xb.shape == yb.shape and not (
                     ordered and dtypes.is_complex(xb.dtype)):
                 return lax_prim.bind(x, y)
+        elif (ops := _array_and_scalar(x, y)) is not None and not (
+                ordered and dtypes.is_complex(ops[0]._buf.dtype)):
+            return lax_prim.bind(*ops)
         return slow(x, y)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name}, as a boolean array."

@@ -8,7 +8,6 @@ import builtins
 from typing import Any, Callable
 
 import numpy as np
-import scipy.special as sps
 
 from pyjax._src.backend.dispatch import apply_primitive, detach, to_buffer
 from pyjax._src.core import dtypes
@@ -206,10 +205,12 @@ def _sign(x: np.ndarray) -> np.ndarray:
                         ).astype(x.dtype)
 
 
-def _same_dtype(fn: Callable) -> Callable:
-    """A SciPy special function that keeps its input's dtype (SciPy computes half-precision
-    inputs in float32 or float64 and returns that)."""
+def _same_dtype(name: str) -> Callable:
+    """scipy.special's `name` keeping its input's dtype (SciPy computes half-precision inputs
+    in float32 or float64 and returns that).  SciPy loads on first use (import time)."""
     def impl(x: np.ndarray) -> np.ndarray:
+        import scipy.special  # noqa: PLC0415
+        fn = getattr(scipy.special, name)
         with np.errstate(all="ignore"):
             if x.dtype.itemsize < 4:
                 return np.asarray(fn(x.astype(np.float32))).astype(x.dtype)
@@ -354,9 +355,9 @@ not_p = unop("not", np.invert, INTEGRAL)
 ad.defjvp_zero(not_p)
 square_p = unop("square", np.square, NUMBER)
 ad.defjvp2(square_p, lambda g, ans, x: mul(g, mul(_const(x, 2), x)))
-erf_p = unop("erf", _same_dtype(sps.erf), (FLOAT,))
+erf_p = unop("erf", _same_dtype("erf"), (FLOAT,))
 ad.defjvp(erf_p, lambda g, x: mul(_const(x, 2 / np.sqrt(np.pi)), mul(g, exp(neg(square(x))))))
-erfc_p = unop("erfc", _same_dtype(sps.erfc), (FLOAT,))
+erfc_p = unop("erfc", _same_dtype("erfc"), (FLOAT,))
 ad.defjvp(erfc_p, lambda g, x: mul(_const(x, -2 / np.sqrt(np.pi)),
                                    mul(g, exp(neg(square(x))))))
 erf_inv_p = unop("erf_inv", xla_math.erf_inv, (FLOAT,))  # XLA's polynomial, bit for bit
@@ -420,7 +421,7 @@ def _integer_pow_impl(x: np.ndarray, *, y: int) -> np.ndarray:
             return np.power(x, y, dtype=x.dtype)
         if y == 0:
             return np.ones_like(x)
-        n, base, acc = abs(y), x, None
+        n, base, acc = -y if y < 0 else y, x, None  # (`abs` here is lax.abs)
         while n:
             if n & 1:
                 acc = base if acc is None else acc * base
@@ -958,12 +959,30 @@ def _clamp_batch(vals: Any, dims: Any) -> tuple:
 clamp_p.batch = _clamp_batch
 
 
+def _casts_exactly(x: np.ndarray, new_dtype: np.dtype) -> bool:
+    """Whether every value of the float array x is finite and truncates into new_dtype's range
+    (then a plain cast is exact; NaN fails both comparisons)."""
+    bounds = _INT_BOUNDS.get(new_dtype)
+    if bounds is None:
+        if new_dtype.kind not in "iu":  # int4 and friends: the general path
+            return False
+        info = np.iinfo(new_dtype)
+        bounds = _INT_BOUNDS[new_dtype] = (float(info.min), float(info.max))
+    return bounds[0] <= float(x.min()) and float(x.max()) < bounds[1]
+
+
+#: (min, max) as floats of the NumPy integer dtypes, filled on first use
+_INT_BOUNDS: dict = {}
+
+
 def _convert_impl(x: np.ndarray, *, new_dtype: np.dtype, weak_type: bool = False,
                   sharding: Any = None) -> np.ndarray:
     if x.dtype == new_dtype:
         return x
     if dtypes.is_integer(new_dtype) and dtypes.is_inexact(x.dtype):
         # XLA saturates out-of-range floats and sends NaN to 0
+        if x.dtype.kind == "f" and x.size and _casts_exactly(x, new_dtype):
+            return x.astype(new_dtype)  # NumPy's cast truncates toward zero, as trunc does
         info = np.iinfo(new_dtype) if new_dtype in (np.int8, np.int16, np.int32, np.int64,
                                                     np.uint8, np.uint16, np.uint32,
                                                     np.uint64) else dtypes.iinfo(new_dtype)

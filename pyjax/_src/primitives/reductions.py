@@ -120,7 +120,7 @@ def _accumulating(np_fn: Callable) -> Callable:
     return fn
 
 
-reduce_sum_p = _reduction("reduce_sum", _accumulating(np.sum), NUMBER, out_sharding=True,
+reduce_sum_p = _reduction("reduce_sum", _accumulating(np.add.reduce), NUMBER, out_sharding=True,
                           repeats=lambda total, n: total * np.asarray(n, total.dtype))
 
 
@@ -139,7 +139,7 @@ def _reduce_sum_transpose(ct: Any, x: Any, *, axes: tuple, out_sharding: Any = N
 
 
 ad.deflinear(reduce_sum_p, _reduce_sum_transpose)
-reduce_prod_p = _reduction("reduce_prod", _accumulating(np.prod), NUMBER)
+reduce_prod_p = _reduction("reduce_prod", _accumulating(np.multiply.reduce), NUMBER)
 
 
 def _reduce_prod_jvp(primals: Any, tangents: Any, *, axes: tuple) -> tuple:
@@ -191,11 +191,13 @@ def _reduce_chooser_jvp(g: Any, ans: Any, x: Any, *, axes: tuple) -> Any:
 
 
 reduce_max_p = _reduction("reduce_max",
-                          lambda x, axes: np.max(x, axis=axes, initial=_lowest(x.dtype)), ANY,
+                          lambda x, axes: np.maximum.reduce(x, axis=axes,
+                                                            initial=_lowest(x.dtype)), ANY,
                           idempotent=True)
 ad.defjvp2(reduce_max_p, _reduce_chooser_jvp)
 reduce_min_p = _reduction("reduce_min",
-                          lambda x, axes: np.min(x, axis=axes, initial=_highest(x.dtype)), ANY,
+                          lambda x, axes: np.minimum.reduce(x, axis=axes,
+                                                            initial=_highest(x.dtype)), ANY,
                           idempotent=True)
 ad.defjvp2(reduce_min_p, _reduce_chooser_jvp)
 

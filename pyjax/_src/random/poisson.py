@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import scipy.special as sps
 
 import pyjax.numpy as jnp
 from pyjax import lax
@@ -41,6 +40,7 @@ def _knuth(impl: PRNGImpl, key: np.ndarray, lam: np.ndarray) -> np.ndarray:
 
 def _rejection(impl: PRNGImpl, key: np.ndarray, lam: np.ndarray) -> np.ndarray:
     """PTRS: propose k from a transformed uniform, accept by a squeeze or the exact test."""
+    import scipy.special as sps  # noqa: PLC0415 - SciPy loads on first use (import time)
     f = _F32
     with np.errstate(all="ignore"):
         log_lam = host.log(lam)
