@@ -62,6 +62,8 @@ _OPTIONS: dict[str, tuple[str, Any]] = {
     # guard on multi-process operations issued from another thread (pyjax is one process)
     "jax2tf_associative_scan_reductions": ("jax2tf_associative_scan_reductions", False),
     "jax_thread_guard": ("thread_guard", False),
+    # pyjax's own: compile tier 1 kernels before the first call instead of in the background
+    "jax_compile_sync": ("compile_sync", False),
 }
 
 
@@ -94,7 +96,7 @@ _BOOL_OPTIONS = frozenset(
     ("x64", "disable_jit", "debug_nans", "debug_infs", "enable_checks", "eager_constant_folding",
      "threefry_partitionable", "explain_cache_misses", "check_tracer_leaks",
      "enable_custom_prng", "debug_key_reuse", "enable_compilation_cache",
-     "raise_persistent_cache_errors", "no_tracing", "no_execution",
+     "raise_persistent_cache_errors", "no_tracing", "no_execution", "compile_sync",
      "jax2tf_associative_scan_reductions", "thread_guard"))
 
 

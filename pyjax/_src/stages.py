@@ -1,9 +1,10 @@
 """Ahead-of-time stages of a jitted function: `jit(f).trace(...)` -> Traced, `.lower()` ->
 Lowered, `.compile()` -> Compiled, as in `jax.stages`.
 
-pyjax has no MLIR or XLA.  A Lowered holds the jaxpr after pyjax's compile-time rewrites
-(backend/simplify.py) and its `as_text()` prints that jaxpr; a Compiled holds the generated
-executable (backend/executor.py) and its `as_text()` prints the generated Python source.
+pyjax has no MLIR or XLA.  A Lowered holds the jaxpr after pyjax's compile-time passes
+(backend/passes.py) and its `as_text()` prints that jaxpr; a Compiled holds the executable
+(backend/executable.py) and its `as_text()` prints the generated tier 0 Python, the fusion
+plan, and the LLVM IR of the tier 1 kernels.
 Trees, argument info, the call-time checks and their errors are JAX's; cost and memory
 analyses are estimates from the jaxpr (backend/cost.py).
 """
@@ -17,7 +18,7 @@ import numpy as np
 from pyjax._src.backend import cost
 from pyjax._src.backend.dispatch import detach, wrap
 from pyjax._src.backend.executor import compile_jaxpr
-from pyjax._src.backend.simplify import simplify
+from pyjax._src.backend.passes import optimize
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
@@ -133,7 +134,7 @@ class Lowered(Stage):
         self._program = program
         self.args_info = program.args_info
         self.out_tree = program.out_tree
-        self._rewritten = simplify(program.jaxpr)
+        self._rewritten = optimize(program.jaxpr)
 
     @property
     def out_info(self) -> Any:
@@ -187,16 +188,18 @@ class Compiled(Stage):
         self._ref_avals = [a._aval for a in tree_leaves(self.args_info)]
 
     def as_text(self) -> str:
-        """The generated executable's Python source."""
-        return self._run.source
+        """The generated tier 0 Python (with the fusion plan), then the tier 1 kernels' LLVM
+        IR (waiting for background compiles)."""
+        native = self._run.native_text()
+        return self._run.source + ("\n\n" + native if native else "")
 
     def cost_analysis(self) -> dict[str, float]:
         """Estimated 'flops', 'transcendentals' and 'bytes accessed' (elementwise work fused, as
         XLA fuses it: the program's inputs and outputs and the results of dot products)."""
-        return cost.compiled_cost(simplify(self._program.jaxpr))
+        return cost.compiled_cost(optimize(self._program.jaxpr))
 
     def memory_analysis(self) -> cost.CompiledMemoryStats:
-        return cost.memory_stats(self._program.jaxpr, self._run.source)
+        return cost.memory_stats(self._program.jaxpr, self.as_text())
 
     def runtime_executable(self) -> Callable:
         """The generated function from input buffers to output buffers."""

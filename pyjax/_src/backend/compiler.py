@@ -14,7 +14,7 @@ from pyjax._src.parallel.devices import Backend, host_backend  # noqa: F401  (re
 def backend_compile_and_load(backend: Backend, closed: Any, executable_devices: Any = None,
                              options: Any = None, host_callbacks: Sequence[Any] = ()
                              ) -> Callable[[Sequence[Any]], list]:
-    """The executable of `closed` (after pyjax's rewrites) on `backend`."""
-    from pyjax._src.backend.executor import _generate
-    from pyjax._src.backend.simplify import simplify
-    return _generate(simplify(closed))
+    """The executable of `closed` on `backend`: passes, fusion plan, tier 0 code, tier 1
+    kernels (backend/passes.py, fusion.py, tier0.py, tier1/, executable.py)."""
+    from pyjax._src.backend import executable, passes
+    return executable.build(passes.optimize(closed))

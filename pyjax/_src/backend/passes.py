@@ -1,0 +1,62 @@
+"""Stage 1 of the jit compiler: passes over the traced jaxpr, before the fusion plan.
+
+XLA's algebraic simplifications and dead-code removal (simplify.py), whose rewrites decide
+rounding (fused multiply-adds, x/c as x*(1/c)), so jit matches JAX's numbers; then nested jit
+calls are inlined, each body optimised on its own first, exactly as it ran as a call (no
+rewrite crosses the boundary), so that fusion sees through them.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from pyjax._src.backend.simplify import simplify
+from pyjax._src.core.jaxpr import ClosedJaxpr, DropVar, Eqn, Jaxpr, Var, has_effects
+
+
+def inline_calls(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """Nested `jit` equations without effects replaced by their optimised bodies."""
+    jaxpr = closed.jaxpr
+    if not any(e.primitive.name == "jit" and not has_effects(e) for e in jaxpr.eqns):
+        return closed
+    constvars, consts = list(jaxpr.constvars), list(closed.consts)
+    renamed: dict = {}
+    eqns: list[Eqn] = []
+
+    def sub(a: Any) -> Any:
+        return renamed.get(a, a) if type(a) is Var else a
+
+    for eqn in jaxpr.eqns:
+        invars = [sub(a) for a in eqn.invars]
+        if eqn.primitive.name != "jit" or has_effects(eqn):
+            eqns.append(eqn if invars == eqn.invars else
+                        Eqn(eqn.primitive, invars, eqn.outvars, eqn.params, eqn.source_info))
+            continue
+        body = optimize(eqn.params["jaxpr"])
+        inner: dict = dict(zip(body.jaxpr.invars, invars))
+        for v, c in zip(body.jaxpr.constvars, body.consts):
+            inner[v] = Var(v.aval)
+            constvars.append(inner[v])
+            consts.append(c)
+        for e in body.jaxpr.eqns:  # fresh variables: one body may be inlined twice
+            outs = [v if isinstance(v, DropVar) else Var(v.aval) for v in e.outvars]
+            inner.update(zip(e.outvars, outs))
+            eqns.append(Eqn(e.primitive, [inner.get(a, a) if type(a) is Var else a
+                                          for a in e.invars], outs, e.params, e.source_info))
+        for v, out in zip(eqn.outvars, body.jaxpr.outvars):
+            renamed[v] = inner.get(out, out) if type(out) is Var else out
+    outvars = [sub(v) for v in jaxpr.outvars]
+    return ClosedJaxpr(Jaxpr(constvars, jaxpr.invars, outvars, eqns), consts)
+
+
+#: (name, pass) in the order they run
+PASSES: tuple[tuple[str, Callable[[ClosedJaxpr], ClosedJaxpr]], ...] = (
+    ("algebraic rewrites and dead code", simplify),
+    ("inline nested jit calls", inline_calls),
+)
+
+
+def optimize(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """The jaxpr the backend compiles (what `Lowered.as_text()` prints)."""
+    for _, run in PASSES:
+        closed = run(closed)
+    return closed

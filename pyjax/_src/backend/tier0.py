@@ -1,0 +1,342 @@
+"""Tier 0: the fusion plan as generated Python over NumPy.
+
+Each call is one line `v7_0 = g3(v2_0, v5_0, **g4)` of a generated `run` function (constants
+and literals are globals of that function).  A cluster over a large shape becomes its own
+generated function that walks the shape block by block: the same impls run on each block
+(ufunc impls write into reused block buffers with `out=`), so temporaries stay in cache and
+only the cluster's outputs are full-size; results are bit-identical to calling each impl on
+the whole arrays.  A reduction over axis 0 (or over everything) keeps its operand whole and
+reduces it after the loop, so its summation order is unchanged.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+from typing import Any, Callable
+
+import numpy as np
+
+from pyjax._src.backend import fusion
+from pyjax._src.backend.dispatch import to_buffer
+from pyjax._src.core.jaxpr import ClosedJaxpr, Literal, Var
+
+#: clusters at least this large (elements) get their own function (blockwise, and a candidate
+#: for a tier 1 kernel); PYJAX_TIER1=force (a test switch) gives every cluster one
+BLOCKWISE_MIN = 1 if os.environ.get("PYJAX_TIER1", "").strip().lower() == "force" else 1 << 15
+#: elements per block
+BLOCK = 1 << 14
+#: dtypes whose ufunc loops write through `out=` exactly as they return
+_NATIVE = frozenset(np.dtype(t) for t in (
+    np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+    np.uint32, np.uint64, np.complex64, np.complex128))
+
+
+@dataclasses.dataclass
+class Program:
+    """What tier 0 generated: the callable, its source, and the blockwise clusters (by the
+    global name the run function calls them through, so a faster kernel can replace one)."""
+
+    run: Callable
+    source: str
+    namespace: dict
+    clusters: dict[str, fusion.Cluster]
+    names: dict
+
+
+def blockwise(cluster: fusion.Cluster) -> bool:
+    """Whether `cluster` gets its own function (large enough; broadcasts stay views).
+    Tier 1 may replace that function; a lone equation's tier 0 function is just its call."""
+    if cluster.size < BLOCKWISE_MIN:
+        return False
+    # broadcasts alone (or only reduced) stay NumPy views: a reduction folds broadcast axes
+    return any(e.primitive.name != "broadcast_in_dim" and e is not cluster.reduction
+               for e in cluster.eqns) or (
+        len(cluster.members) == 1 and cluster.reduction is not None)
+
+
+def _flat(cluster: fusion.Cluster) -> bool:
+    """Whether the cluster may walk its shape as one flat run of elements."""
+    shape, n = cluster.shape, cluster.size
+    red = cluster.reduction
+    if red is not None and set(red.params["axes"]) != set(range(len(shape))):
+        return False
+    for e in cluster.eqns:
+        if e.primitive.name == "broadcast_in_dim":
+            x = e.invars[0]
+            dims = tuple(e.params["broadcast_dimensions"])
+            if not (x.aval.size == 1 or (x.aval.size == n and dims == tuple(sorted(dims)))):
+                return False
+    for a in cluster.inputs:
+        if a.aval.shape not in ((), shape) and not _only_broadcast_operand(cluster, a):
+            return False
+    return True
+
+
+def _only_broadcast_operand(cluster: fusion.Cluster, a: Any) -> bool:
+    return all(e.primitive.name == "broadcast_in_dim" for e in cluster.eqns if a in e.invars)
+
+
+def _blocks(cluster: fusion.Cluster) -> tuple[bool, int]:
+    """(flat, block length along the walked axis)."""
+    if _flat(cluster):
+        return True, BLOCK
+    row = math.prod(cluster.shape[1:]) or 1
+    return False, max(1, BLOCK // row)
+
+
+def _ufunc_out(eqn: Any) -> bool:
+    """Whether eqn's impl is a plain ufunc whose `out=` result equals its returned one."""
+    impl = eqn.primitive.impl
+    if not isinstance(impl, np.ufunc) or impl.nout != 1 or eqn.params:
+        return False
+    dtype = np.dtype(eqn.outvars[0].aval.dtype)
+    return dtype in _NATIVE and all(np.dtype(a.aval.dtype) == dtype for a in eqn.invars)
+
+
+class _Source:
+    """Globals of the generated module, shared by run and the cluster functions."""
+
+    def __init__(self) -> None:
+        # the module name puts NumPy's RuntimeWarnings from generated code under pyjax's
+        # filter (JAX computes inf - inf or log(-1) silently)
+        self.namespace: dict[str, Any] = {"__name__": "pyjax._src.backend.executor.generated",
+                                          "empty": np.empty}
+
+    def bind(self, value: Any) -> str:
+        name = f"g{len(self.namespace)}"
+        self.namespace[name] = value
+        return name
+
+    def literal(self, atom: Literal) -> str:
+        return self.bind(np.asarray(atom.val, atom.aval.dtype))
+
+
+def generate(closed: ClosedJaxpr, steps: list[fusion.Step] | None = None) -> Program:
+    """Tier 0 code for `closed` following the plan `steps` (planned here when None)."""
+    jaxpr = closed.jaxpr
+    if steps is None:
+        steps = fusion.plan(jaxpr)
+    src = _Source()
+    names: dict[Any, str] = {}
+
+    def ref(atom: Any) -> str:
+        return src.literal(atom) if type(atom) is Literal else names[atom]
+
+    for var, value in zip(jaxpr.constvars, closed.consts):
+        names[var] = src.bind(to_buffer(value)[0])
+    args = [f"a{i}" for i in range(len(jaxpr.invars))]
+    names.update(zip(jaxpr.invars, args))
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.lowering is not None:  # compile-time work (inspect_array_sharding)
+            eqn.primitive.lowering(eqn)
+    last_use = _last_uses(jaxpr, steps)
+    lines = [f"def run({', '.join(args)}):"]
+    clusters: dict[str, fusion.Cluster] = {}
+    functions: list[str] = []
+    for k, step in enumerate(steps):
+        if type(step) is fusion.Cluster and blockwise(step):
+            fname = f"cluster{len(clusters)}"
+            clusters[fname] = step
+            outs = [f"v{step.members[0][0]}_{fname}_{j}" for j in range(len(step.outputs))]
+            names.update(zip(step.outputs, outs))
+            functions.append(_cluster_source(fname, step, src))
+            call = f"{fname}({', '.join(ref(a) for a in step.inputs)})"
+            ops = " ".join(e.primitive.name for e in step.eqns)
+            lines.append(f"    {', '.join(outs)}{',' if len(outs) == 1 else ''} = {call}"
+                         f"  # {ops}")
+        else:
+            members = [(step.index, step.eqn)] if type(step) is fusion.Call else step.members
+            for i, eqn in members:
+                lines.append(_eqn_line(i, eqn, names, ref, src))
+        dead = [names[v] for v in last_use.get(k, ()) if v in names]
+        if dead:  # free temporaries at once: big buffers then recycle instead of page-faulting
+            lines.append(f"    del {', '.join(dead)}")
+    lines.append(f"    return [{', '.join(ref(v) for v in jaxpr.outvars)}]")
+    source = "\n".join(lines)
+    plan_text = fusion.describe(steps, names)
+    full = "\n\n".join([source, *functions] + ([plan_text] if plan_text else []))
+    exec(compile(full, f"<jaxpr {id(jaxpr):x}>", "exec"), src.namespace)
+    return Program(src.namespace["run"], full, src.namespace, clusters, names)
+
+
+def _eqn_line(i: int, eqn: Any, names: dict, ref: Callable, src: _Source) -> str:
+    outs = [f"v{i}_{j}" for j in range(len(eqn.outvars))]
+    names.update(zip(eqn.outvars, outs))
+    impl = src.bind(eqn.primitive.impl)
+    call_args = [ref(a) for a in eqn.invars]
+    if eqn.params:
+        call_args.append("**" + src.bind(eqn.params))
+    call = f"{impl}({', '.join(call_args)})"
+    if eqn.primitive.multiple_results:
+        line = (f"    {', '.join(outs)}{',' if len(outs) == 1 else ''} = {call}"
+                if outs else f"    {call}")
+    else:
+        line = f"    {outs[0]} = {call}"
+    return f"{line}  # {eqn.primitive.name}"
+
+
+def _cluster_source(fname: str, cluster: fusion.Cluster, src: _Source) -> str:
+    """A function of the cluster's inputs walking its shape in blocks."""
+    if len(cluster.members) == 1:
+        e = cluster.eqns[0]
+        args = [f"i{cluster.inputs.index(a)}" if type(a) is Var else src.literal(a)
+                for a in e.invars]
+        params = [f"**{src.bind(e.params)}"] if e.params else []
+        return (f"def {fname}({', '.join(f'i{j}' for j in range(len(cluster.inputs)))}):\n"
+                f"    return {src.bind(e.primitive.impl)}({', '.join(args + params)}),")
+    flat, block = _blocks(cluster)
+    shape, red = cluster.shape, cluster.reduction
+    extent = cluster.size if flat else shape[0]
+    params = [f"i{j}" for j in range(len(cluster.inputs))]
+    local: dict[Any, str] = dict(zip(cluster.inputs, params))
+    head = [f"def {fname}({', '.join(params)}):"]
+    body: list[str] = []
+    full_shape = (extent,) if flat else shape
+    if flat:
+        for a, p in zip(cluster.inputs, params):
+            if a.aval.shape == shape and len(shape) != 1:
+                head.append(f"    {p} = {p}.reshape(-1)")
+    escaping = set(cluster.outputs)
+    reduce_whole = red is not None and (flat or 0 in red.params["axes"])
+    buffers: dict[Var, str] = {}  # full-size buffers written block by block
+    for j, v in enumerate(cluster.outputs):
+        if v is red.outvars[0] if red is not None else False:
+            continue
+        buffers[v] = f"o{j}"
+        head.append(f"    o{j} = empty({full_shape}, {src.bind(np.dtype(v.aval.dtype))})")
+    if reduce_whole and red.invars[0] not in buffers:
+        buffers[red.invars[0]] = "w"
+        head.append(f"    w = empty({full_shape}, {src.bind(np.dtype(red.invars[0].aval.dtype))})")
+    block_shape = (block,) if flat else (block, *shape[1:])
+    slots: list[tuple[np.dtype, str]] = []  # (dtype, name) of block buffers
+    free: list[int] = []
+    refs: dict[Var, set] = {}  # value -> slots it may view
+    last = {}
+    for pos, e in enumerate(cluster.eqns):
+        for a in e.invars:
+            if type(a) is Var:
+                last[a] = pos
+
+    def operand(a: Any) -> str:
+        if type(a) is Literal:
+            return src.literal(a)
+        if a in local:
+            if a in cluster.inputs:
+                if a.aval.shape == () or (not flat and (a.aval.shape[0] != shape[0]
+                                                        or len(a.aval.shape) != len(shape))):
+                    return local[a]
+                return f"{local[a]}[lo:hi]"
+            return local[a]
+        raise KeyError(a)
+
+    for pos, e in enumerate(cluster.eqns):
+        name = e.primitive.name
+        out = e.outvars[0]
+        tmp = f"t{pos}"
+        if e is red:
+            call = f"{src.bind(e.primitive.impl)}({operand(e.invars[0])}, **{src.bind(e.params)})"
+            if not reduce_whole:
+                body.append(f"        r[lo:hi] = {call}  # {name}")
+            local[out] = "r"
+            continue
+        if name == "broadcast_in_dim":
+            body.append(f"        {tmp} = {_broadcast_block(e, flat, shape, local, src)}"
+                        f"  # {name}")
+            refs[out] = set()
+            if out in buffers:
+                body.append(f"        {buffers[out]}[lo:hi] = {tmp}")
+        elif _ufunc_out(e):
+            dtype = np.dtype(out.aval.dtype)
+            if out in buffers:
+                target, used = f"{buffers[out]}[lo:hi]", set()
+            else:
+                slot = next((s for s in free if slots[s][0] == dtype), None)
+                if slot is None:
+                    slot = len(slots)
+                    slots.append((dtype, f"s{slot}"))
+                    head.append(f"    s{slot} = empty({block_shape}, {src.bind(dtype)})")
+                else:
+                    free.remove(slot)
+                target, used = f"s{slot}[:n]", {slot}
+            args = ", ".join(operand(a) for a in e.invars)
+            body.append(f"        {tmp} = {src.bind(e.primitive.impl)}({args}, out={target})"
+                        f"  # {name}")
+            refs[out] = used
+        else:
+            args = [operand(a) for a in e.invars]
+            if e.params:
+                args.append("**" + src.bind(e.params))
+            body.append(f"        {tmp} = {src.bind(e.primitive.impl)}({', '.join(args)})"
+                        f"  # {name}")
+            # the result may be a view of any operand's block buffer
+            refs[out] = set().union(*(refs.get(a, set()) for a in e.invars if type(a) is Var))
+            if out in buffers:
+                body.append(f"        {buffers[out]}[lo:hi] = {tmp}")
+        local[out] = tmp
+        # block buffers no live value may still view become free
+        live = {v for v, p in last.items() if p > pos and v in refs}
+        live.add(out)
+        held = set().union(*(refs[v] for v in live)) if live else set()
+        for v, p in last.items():
+            if p == pos and v in refs:
+                for s in refs[v]:
+                    if s not in held and s not in free:
+                        free.append(s)
+    if red is not None:
+        out_dtype = src.bind(np.dtype(red.outvars[0].aval.dtype))
+        if not reduce_whole:
+            head.append(f"    r = empty({tuple(red.outvars[0].aval.shape)}, {out_dtype})")
+    loop = [f"    for lo in range(0, {extent}, {block}):",
+            f"        hi = lo + {block}",
+            f"        n = min({block}, {extent} - lo)"]
+    tail = []
+    if reduce_whole:
+        whole = buffers[red.invars[0]]
+        whole = f"{whole}.reshape({shape})" if flat else whole
+        tail.append(f"    r = {src.bind(red.primitive.impl)}({whole}, **{src.bind(red.params)})")
+    results = []
+    for v in cluster.outputs:
+        if red is not None and v is red.outvars[0]:
+            results.append("r")
+        elif flat and len(shape) != 1:
+            results.append(f"{buffers[v]}.reshape({shape})")
+        else:
+            results.append(buffers[v])
+    tail.append(f"    return {', '.join(results)}{',' if len(results) == 1 else ''}")
+    return "\n".join(head + loop + body + tail)
+
+
+def _broadcast_block(e: Any, flat: bool, shape: tuple, local: dict, src: _Source) -> str:
+    """The block of a broadcast_in_dim whose operand comes from outside the cluster."""
+    x = e.invars[0]
+    name = src.literal(x) if type(x) is Literal else local[x]
+    dims = tuple(e.params["broadcast_dimensions"])
+    impl = src.bind(e.primitive.impl)
+    if flat:
+        if x.aval.size == math.prod(shape) and x.aval.size != 1:
+            return f"{name}.reshape(-1)[lo:hi]"
+        return f"{impl}({name}.reshape(()), shape=(n,), broadcast_dimensions=())"
+    index = []
+    for d, size in zip(dims, x.aval.shape):
+        index.append("lo:hi" if d == 0 and size == shape[0] and size != 1 else ":")
+    sliced = f"{name}[{', '.join(index)}]" if "lo:hi" in index else name
+    params = {k: v for k, v in e.params.items() if k != "shape"}
+    return f"{impl}({sliced}, shape=(n, *{shape[1:]}), **{src.bind(params)})"
+
+
+def _last_uses(jaxpr: Any, steps: list[fusion.Step]) -> dict[int, list]:
+    """For each step, the run-level values read there for the last time (not outputs)."""
+    keep = {v for v in jaxpr.outvars if type(v) is not Literal}
+    last: dict[Any, int] = {}
+    for k, step in enumerate(steps):
+        reads = step.eqn.invars if type(step) is fusion.Call else (
+            step.inputs if blockwise(step) else [a for e in step.eqns for a in e.invars])
+        for a in reads:
+            if type(a) is not Literal:
+                last[a] = k
+    by_step: dict[int, list] = {}
+    for var, k in last.items():
+        if var not in keep and var not in jaxpr.constvars:
+            by_step.setdefault(k, []).append(var)
+    return by_step

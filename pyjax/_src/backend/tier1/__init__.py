@@ -1,0 +1,114 @@
+"""Tier 1: native kernels for fused clusters, compiled by llvmlite for the host CPU.
+
+`attach(program)` looks at each cluster tier 0 generated a function for; those that codegen
+supports are compiled on the background thread (or at once under `jax_compile_sync`) and then
+replace tier 0's function in the generated module's globals, so the next call of `run` uses
+the native kernel.  Without llvmlite or libmvec tier 1 is off; `reason()` says why.
+"""
+from __future__ import annotations
+
+import ctypes
+import math
+import os
+import threading
+import warnings
+from typing import Any
+
+import numpy as np
+
+from pyjax._src.backend.tier1 import codegen, engine
+from pyjax._src.backend.tier1.codegen import Unsupported
+
+#: PYJAX_TIER1=off turns native kernels off (a test switch; "force" is read by tier0)
+ENABLED = os.environ.get("PYJAX_TIER1", "on").strip().lower() != "off"
+
+_warned = False
+
+
+def reason() -> str | None:
+    """Why tier 1 does not run here, or None when it does."""
+    if not ENABLED:
+        return "tier 1 is turned off (PYJAX_TIER1=off)"
+    return engine.unavailable()
+
+
+class Kernel:
+    """A compiled cluster, callable exactly like tier 0's function for it."""
+
+    def __init__(self, cluster: Any, layout: codegen.Layout, ir: str) -> None:
+        self.ir = ir
+        self.layout = layout
+        shape = cluster.shape
+        self.rows = math.prod(shape[:layout.split])
+        self.cols = math.prod(shape[layout.split:])
+        self.inputs = [(i, np.dtype(cluster.inputs[i].aval.dtype)) for i, _ in layout.inputs]
+        self.outputs = [(tuple(v.aval.shape), np.dtype(v.aval.dtype)) for v in layout.outputs]
+        self.n = len(self.inputs) + len(self.outputs)
+        self.fn: Any = None
+        self.fallback: Any = None  # tier 0's function for the cluster
+
+    def compile(self) -> None:
+        self.fn = engine.compile_ir(self.ir)
+
+    def __call__(self, *args: Any) -> tuple:
+        keep = []
+        for i, dtype in self.inputs:
+            x = np.asarray(args[i])
+            if not x.flags.c_contiguous or x.dtype != dtype:  # a broadcast or strided view:
+                return self.fallback(*args)  # tier 0 reads it without copying
+            keep.append(x)
+        outs = [np.empty(shape, dtype) for shape, dtype in self.outputs]
+        pointers = (ctypes.c_void_p * self.n)(
+            *[a.__array_interface__["data"][0] for a in (*keep, *outs)])
+        self.fn(self.rows, self.cols, pointers)
+        return tuple(outs)
+
+
+def build(cluster: Any) -> Kernel | str:
+    """The (not yet compiled) kernel of `cluster`, or why there is none."""
+    why = reason()
+    if why is not None:
+        return why
+    try:
+        ir, layout = codegen.kernel_ir(cluster, engine.isa())
+    except Unsupported as e:
+        return str(e)
+    return Kernel(cluster, layout, ir)
+
+
+def attach(program: Any, sync: bool) -> dict[str, Kernel | str]:
+    """Compile tier 1 kernels for `program`'s cluster functions and swap each in when ready.
+    Returns, per cluster function, its kernel or the reason it stays on tier 0."""
+    global _warned
+    kernels: dict[str, Kernel | str] = {}
+    for fname, cluster in program.clusters.items():
+        kernels[fname] = build(cluster)
+    missing = engine.unavailable() if ENABLED else None
+    if missing is not None and program.clusters and not _warned:
+        _warned = True
+        warnings.warn(f"pyjax runs fused kernels on NumPy only: {missing}", RuntimeWarning,
+                      stacklevel=2)
+    namespace = program.namespace
+
+    def install(fname: str, kernel: Kernel) -> None:
+        try:
+            kernel.compile()
+        except Exception as e:  # noqa: BLE001  (LLVM rejected it: tier 0 keeps serving)
+            kernels[fname] = f"LLVM failed: {e}"
+            return
+        namespace[fname] = kernel
+
+    for fname, kernel in kernels.items():
+        if isinstance(kernel, Kernel):
+            kernel.fallback = namespace[fname]
+            if sync:
+                install(fname, kernel)
+            else:
+                engine.submit(lambda f=fname, k=kernel: install(f, k))
+    return kernels
+
+
+def wait() -> None:
+    """Block until every background compile has finished (tests, benchmarks, as_text)."""
+    if threading.current_thread().name != "pyjax-compile":
+        engine.wait()

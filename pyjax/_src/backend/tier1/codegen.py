@@ -1,0 +1,489 @@
+"""LLVM IR for one fused cluster: a vectorised loop over a (rows, cols) view of its shape.
+
+The cluster's shape S splits at axis k into R = prod(S[:k]) rows and C = prod(S[k:]) columns;
+every operand is FULL (one element per (r, c)), ROW (one per row), COL (one per column) or
+SCALAR, and the optional reduction folds the columns of each row (k is where its axes start).
+The loop body works on W-lane vectors; the last partial vector of a row uses masked loads and
+stores.  Transcendentals call glibc's libmvec; sums accumulate in double per lane.
+
+`kernel_ir(cluster, isa)` gives (IR text, Layout), or raises Unsupported naming the reason.
+The kernel's C signature is `void kernel(int64 R, int64 C, void **pointers)`, pointers being
+the layout's inputs then outputs.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import struct
+from typing import Any
+
+import numpy as np
+
+from pyjax._src.core.jaxpr import Literal, Var
+
+F32, F64, BOOL = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.bool_)
+_LLVM = {F32: "float", F64: "double", BOOL: "i1"}
+_STORE = {F32: "float", F64: "double", BOOL: "i8"}
+_SIZE = {F32: 4, F64: 8, BOOL: 1}
+
+
+class Unsupported(Exception):
+    """The cluster has something tier 1 does not compile (the message says what)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Isa:
+    """The host's vector width (lanes of float32) and libmvec's name prefix for it."""
+
+    lanes: int    # W: lanes per vector in the kernel loop
+    prefix: str   # _ZGVd (AVX2), _ZGVe (AVX-512), _ZGVb (SSE)
+
+
+@dataclasses.dataclass
+class Layout:
+    """How the wrapper passes buffers: (input index, kind) per pointer, then the outputs."""
+
+    split: int                 # k
+    inputs: list[tuple[int, str]]
+    outputs: list[Any]         # cluster outputs in order (the reduction's result included)
+
+
+#: one-argument libmvec functions (glibc names) by primitive
+_MVEC1 = {"exp": "exp", "log": "log", "log1p": "log1p", "expm1": "expm1", "tanh": "tanh",
+          "sin": "sin", "cos": "cos", "tan": "tan", "atan": "atan", "asin": "asin",
+          "acos": "acos", "sinh": "sinh", "cosh": "cosh", "asinh": "asinh", "acosh": "acosh",
+          "atanh": "atanh", "cbrt": "cbrt", "exp2": "exp2", "erf": "erf", "erfc": "erfc"}
+_MVEC2 = {"pow": "pow", "atan2": "atan2"}
+_ARITH = {"add": "fadd", "add_any": "fadd", "sub": "fsub", "mul": "fmul", "div": "fdiv"}
+_CMP = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
+_INTRINSIC1 = {"abs": "fabs", "sqrt": "sqrt", "floor": "floor", "ceil": "ceil"}
+_BOOL_OPS = {"and": "and", "or": "or", "xor": "xor"}
+SUPPORTED = frozenset({*_MVEC1, *_MVEC2, *_ARITH, *_CMP, *_INTRINSIC1, *_BOOL_OPS, "neg",
+                       "max", "min", "square", "rsqrt", "logistic", "sign", "integer_pow",
+                       "fused_multiply_add", "select_n", "convert_element_type", "not",
+                       "is_finite", "clamp", "broadcast_in_dim", "reduce_sum", "reduce_max",
+                       "reduce_min"})
+
+
+def _const(value: Any, dtype: np.dtype) -> str:
+    if dtype == BOOL:
+        return "true" if bool(value) else "false"
+    bits = struct.unpack("<Q", struct.pack("<d", float(np.asarray(value, dtype))))[0]
+    return f"0x{bits:016X}"
+
+
+def _kind(shape: tuple, full: tuple, k: int) -> str | None:
+    """FULL/ROW/COL/SCALAR for a value of `shape` (same rank as `full`, size-1 axes
+    broadcast) in the split at k, or None."""
+    if math.prod(shape) == 1:
+        return "SCALAR"
+    lead = all(s == f for s, f in zip(shape[:k], full[:k]))
+    trail = all(s == f for s, f in zip(shape[k:], full[k:]))
+    lead1 = all(s == 1 for s in shape[:k])
+    trail1 = all(s == 1 for s in shape[k:])
+    if lead and trail:
+        return "FULL"
+    if lead and trail1:
+        return "ROW"
+    if lead1 and trail:
+        return "COL"
+    return None
+
+
+def _expanded(eqn: Any) -> tuple:
+    """A broadcast_in_dim operand's shape, placed in the output's rank."""
+    out = [1] * len(eqn.params["shape"])
+    for d, size in zip(eqn.params["broadcast_dimensions"], eqn.invars[0].aval.shape):
+        out[d] = size
+    return tuple(out)
+
+
+def _uses(cluster: Any) -> list[tuple[Any, tuple]]:
+    """(input, shape in the cluster's rank) for every use of a cluster input."""
+    uses = []
+    inputs = set(a for a in cluster.inputs)
+    for e in cluster.eqns:
+        if e.primitive.name == "broadcast_in_dim":
+            dims = tuple(e.params["broadcast_dimensions"])
+            if dims != tuple(sorted(dims)):
+                raise Unsupported("broadcast_in_dim that reorders axes")
+            if e.invars[0] in inputs:
+                uses.append((e.invars[0], _expanded(e)))
+            continue
+        for a in e.invars:
+            if a in inputs:
+                shape = tuple(a.aval.shape)
+                uses.append((a, shape if shape else (1,) * len(cluster.shape)))
+    return uses
+
+
+def _split(cluster: Any) -> int:
+    n = len(cluster.shape)
+    red = cluster.reduction
+    uses = _uses(cluster)
+    if red is not None:
+        axes = sorted(red.params["axes"])
+        if axes != list(range(n - len(axes), n)):
+            raise Unsupported("a reduction over leading axes")
+        candidates = [n - len(axes)]
+    else:
+        candidates = list(range(n + 1))
+    for k in candidates:
+        if all(_kind(shape, cluster.shape, k) for _, shape in uses):
+            return k
+    raise Unsupported("operands broadcast along both rows and columns")
+
+
+def _check_types(cluster: Any) -> None:
+    for e in cluster.eqns:
+        name = e.primitive.name
+        if name not in SUPPORTED:
+            raise Unsupported(f"{name} has no native code")
+        for v in (*e.invars, *e.outvars):
+            if np.dtype(v.aval.dtype) not in _LLVM:
+                raise Unsupported(f"dtype {np.dtype(v.aval.dtype).name}")
+        if name == "select_n" and (len(e.invars) != 3 or e.invars[0].aval.dtype != BOOL):
+            raise Unsupported("select_n with an integer predicate")
+        if name in (*_CMP, *_MVEC1, *_MVEC2, *_ARITH, *_INTRINSIC1, "neg", "max", "min",
+                    "square", "rsqrt", "logistic", "sign", "integer_pow", "is_finite",
+                    "clamp") and any(a.aval.dtype == BOOL for a in e.invars):
+            raise Unsupported(f"{name} of booleans")
+        if name in ("reduce_max", "reduce_min", "reduce_sum") and e.invars[0].aval.dtype == BOOL:
+            raise Unsupported("a reduction of booleans")
+
+
+class _Builder:
+    """Writes SSA instructions for one copy of the loop body (masked or not)."""
+
+    def __init__(self, isa: Isa, suffix: str, decls: set) -> None:
+        self.w, self.isa, self.suffix, self.decls = isa.lanes, isa, suffix, decls
+        self.lines: list[str] = []
+        self.count = 0
+
+    def ty(self, dtype: np.dtype) -> str:
+        return f"<{self.w} x {_LLVM[dtype]}>"
+
+    def fresh(self) -> str:
+        self.count += 1
+        return f"%t{self.count}{self.suffix}"
+
+    def emit(self, text: str) -> str:
+        name = self.fresh()
+        self.lines.append(f"  {name} = {text}")
+        return name
+
+    def splat_const(self, value: Any, dtype: np.dtype) -> str:
+        c = _const(value, dtype)
+        scalar = _LLVM[dtype]
+        return "<" + ", ".join([f"{scalar} {c}"] * self.w) + ">"
+
+    def splat(self, scalar: str, dtype: np.dtype) -> str:
+        t = _LLVM[dtype]
+        one = self.emit(f"insertelement <1 x {t}> poison, {t} {scalar}, i32 0")
+        return self.emit(f"shufflevector <1 x {t}> {one}, <1 x {t}> poison, "
+                         f"<{self.w} x i32> zeroinitializer")
+
+    def intrinsic(self, name: str, dtype: np.dtype, *args: str) -> str:
+        t = self.ty(dtype)
+        suffix = f"v{self.w}{'f32' if dtype == F32 else 'f64'}"
+        self.decls.add(f"declare {t} @llvm.{name}.{suffix}({', '.join([t] * len(args))})")
+        return self.emit(f"call {t} @llvm.{name}.{suffix}({', '.join(f'{t} {a}' for a in args)})")
+
+    def mvec(self, fn: str, dtype: np.dtype, *args: str) -> str:
+        """libmvec's vector `fn` on W lanes, in chunks of its native width."""
+        native = {"_ZGVb": 4, "_ZGVd": 8, "_ZGVe": 16}[self.isa.prefix] // (
+            1 if dtype == F32 else 2)
+        name = f"{self.isa.prefix}N{native}{'v' * len(args)}_{fn}{'f' if dtype == F32 else ''}"
+        ct = f"<{native} x {_LLVM[dtype]}>"
+        self.decls.add(f"declare {ct} @{name}({', '.join([ct] * len(args))}) nounwind")
+        t = self.ty(dtype)
+        if native == self.w:
+            return self.emit(f"call {ct} @{name}({', '.join(f'{ct} {a}' for a in args)})")
+        parts = []
+        for start in range(0, self.w, native):
+            idx = ", ".join(f"i32 {start + i}" for i in range(native))
+            chunk_args = [self.emit(f"shufflevector {t} {a}, {t} poison, <{native} x i32> "
+                                    f"<{idx}>") for a in args]
+            parts.append(self.emit(f"call {ct} @{name}("
+                                   f"{', '.join(f'{ct} {a}' for a in chunk_args)})"))
+        width = native
+        while len(parts) > 1:  # concatenate pairwise
+            half = f"<{width} x {_LLVM[dtype]}>"
+            idx = ", ".join(f"i32 {i}" for i in range(2 * width))
+            parts = [self.emit(f"shufflevector {half} {a}, {half} {b}, <{2 * width} x i32> "
+                               f"<{idx}>") for a, b in zip(parts[::2], parts[1::2])]
+            width *= 2
+        return parts[0]
+
+
+def _op(b: _Builder, e: Any, args: list[str]) -> str:
+    """The vector value of equation e's result."""
+    name = e.primitive.name
+    in_dt = [np.dtype(a.aval.dtype) for a in e.invars]
+    dt = np.dtype(e.outvars[0].aval.dtype)
+    t = b.ty(dt)
+    if name in _ARITH:
+        return b.emit(f"{_ARITH[name]} {t} {args[0]}, {args[1]}")
+    if name == "neg":
+        return b.emit(f"fneg {t} {args[0]}")
+    if name == "square":
+        return b.emit(f"fmul {t} {args[0]}, {args[0]}")
+    if name in _INTRINSIC1:
+        return b.intrinsic(_INTRINSIC1[name], dt, args[0])
+    if name == "max":
+        return b.intrinsic("maximum", dt, *args)
+    if name == "min":
+        return b.intrinsic("minimum", dt, *args)
+    if name == "clamp":
+        lo = b.intrinsic("maximum", dt, args[1], args[0])
+        return b.intrinsic("minimum", dt, lo, args[2])
+    if name == "fused_multiply_add":
+        return b.intrinsic("fma", dt, *args)
+    if name == "rsqrt":
+        root = b.intrinsic("sqrt", dt, args[0])
+        return b.emit(f"fdiv {t} {b.splat_const(1, dt)}, {root}")
+    if name == "logistic":
+        neg = b.emit(f"fneg {t} {args[0]}")
+        ex = b.mvec("exp", dt, neg)
+        den = b.emit(f"fadd {t} {b.splat_const(1, dt)}, {ex}")
+        return b.emit(f"fdiv {t} {b.splat_const(1, dt)}, {den}")
+    if name == "sign":
+        zero = b.splat_const(0, dt)
+        pos = b.emit(f"fcmp ogt {t} {args[0]}, {zero}")
+        neg = b.emit(f"fcmp olt {t} {args[0]}, {zero}")
+        lower = b.emit(f"select <{b.w} x i1> {neg}, {t} {b.splat_const(-1, dt)}, {t} {args[0]}")
+        return b.emit(f"select <{b.w} x i1> {pos}, {t} {b.splat_const(1, dt)}, {t} {lower}")
+    if name in _MVEC1:
+        return b.mvec(_MVEC1[name], dt, args[0])
+    if name in _MVEC2:
+        return b.mvec(_MVEC2[name], dt, *args)
+    if name in _CMP:
+        return b.emit(f"fcmp {_CMP[name]} {b.ty(in_dt[0])} {args[0]}, {args[1]}")
+    if name == "is_finite":
+        mag = b.intrinsic("fabs", in_dt[0], args[0])
+        return b.emit(f"fcmp olt {b.ty(in_dt[0])} {mag}, {b.splat_const(np.inf, in_dt[0])}")
+    if name in _BOOL_OPS:
+        return b.emit(f"{_BOOL_OPS[name]} {t} {args[0]}, {args[1]}")
+    if name == "not":
+        return b.emit(f"xor {t} {args[0]}, {b.splat_const(True, BOOL)}")
+    if name == "select_n":
+        return b.emit(f"select {b.ty(BOOL)} {args[0]}, {t} {args[2]}, {t} {args[1]}")
+    if name == "integer_pow":
+        return _integer_pow(b, args[0], e.params["y"], dt)
+    if name == "convert_element_type":
+        src = in_dt[0]
+        if src == dt:
+            return args[0]
+        if src == BOOL:
+            return b.emit(f"uitofp {b.ty(BOOL)} {args[0]} to {t}")
+        if dt == BOOL:
+            return b.emit(f"fcmp une {b.ty(src)} {args[0]}, {b.splat_const(0, src)}")
+        op = "fpext" if dt == F64 else "fptrunc"
+        return b.emit(f"{op} {b.ty(src)} {args[0]} to {t}")
+    raise Unsupported(f"{name} has no native code")
+
+
+def _integer_pow(b: _Builder, x: str, y: int, dt: np.dtype) -> str:
+    """Binary exponentiation in x's type, in tier 0's order (then 1/acc for negative y)."""
+    t = b.ty(dt)
+    if y == 0:
+        return b.emit(f"fadd {t} {b.splat_const(1, dt)}, {b.splat_const(0, dt)}")
+    n, base, acc = abs(y), x, None
+    while n:
+        if n & 1:
+            acc = base if acc is None else b.emit(f"fmul {t} {acc}, {base}")
+        n >>= 1
+        if n:
+            base = b.emit(f"fmul {t} {base}, {base}")
+    if y < 0:
+        acc = b.emit(f"fdiv {t} {b.splat_const(1, dt)}, {acc}")
+    return acc
+
+
+def _reduce_info(red: Any) -> tuple[np.dtype, str, Any]:
+    """(accumulator dtype, combining op, identity) of a reduction."""
+    dt = np.dtype(red.invars[0].aval.dtype)
+    name = red.primitive.name
+    if name == "reduce_sum":
+        return F64, "add", 0.0
+    return dt, ("maximum" if name == "reduce_max" else "minimum"), (
+        -np.inf if name == "reduce_max" else np.inf)
+
+
+def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
+    """The LLVM module text of `cluster`'s kernel and how to call it."""
+    _check_types(cluster)
+    k = _split(cluster)
+    shape = cluster.shape
+    red = cluster.reduction
+    w = isa.lanes
+    decls: set = set()
+    kinds: dict[Any, str] = {}
+    for a, s in _uses(cluster):
+        kind = _kind(s, shape, k)
+        if kinds.setdefault(a, kind) != kind:
+            raise Unsupported("an input used with two different broadcasts")
+    pointer_inputs = [(i, kinds[a]) for i, a in enumerate(cluster.inputs) if a in kinds]
+    outputs = list(cluster.outputs)
+    layout = Layout(k, pointer_inputs, outputs)
+    slot = {cluster.inputs[i]: j for j, (i, _) in enumerate(pointer_inputs)}
+    n_ptr = len(pointer_inputs) + len(outputs)
+
+    head = ["entry:"]
+    for j in range(n_ptr):
+        head.append(f"  %pp{j} = getelementptr ptr, ptr %args, i64 {j}")
+        head.append(f"  %p{j} = load ptr, ptr %pp{j}")
+    head.append(f"  %cv = and i64 %C, {-w}")
+    head.append("  br label %row")
+
+    def scalar_load(a: Any, index: str, prefix: str, lines: list) -> str:
+        dt = np.dtype(a.aval.dtype)
+        j = slot[a]
+        lines.append(f"  %{prefix}a{j} = getelementptr {_STORE[dt]}, ptr %p{j}, i64 {index}")
+        lines.append(f"  %{prefix}s{j} = load {_STORE[dt]}, ptr %{prefix}a{j}")
+        value = f"%{prefix}s{j}"
+        if dt == BOOL:
+            lines.append(f"  %{prefix}b{j} = icmp ne i8 %{prefix}s{j}, 0")
+            value = f"%{prefix}b{j}"
+        t = _LLVM[dt]
+        lines.append(f"  %{prefix}v{j} = insertelement <1 x {t}> poison, {t} {value}, i32 0")
+        lines.append(f"  %{prefix}x{j} = shufflevector <1 x {t}> %{prefix}v{j}, <1 x {t}> "
+                     f"poison, <{w} x i32> zeroinitializer")
+        return f"%{prefix}x{j}"
+
+    # per row: the row offset, ROW operands, scalars (hoisted), the accumulator start
+    row = ["row:", "  %r = phi i64 [0, %entry], [%rnext, %rowend]",
+           "  %off = mul i64 %r, %C"]
+    hoisted: dict[Any, str] = {}
+    for a, kind in kinds.items():
+        if kind == "SCALAR":
+            hoisted[a] = scalar_load(a, "0", "sc", row)
+        elif kind == "ROW":
+            hoisted[a] = scalar_load(a, "%r", "rw", row)
+    if red is not None:
+        acc_dt, combine, identity = _reduce_info(red)
+        acc_t = f"<{w} x {_LLVM[acc_dt]}>"
+        acc_init = "<" + ", ".join([f"{_LLVM[acc_dt]} {_const(identity, acc_dt)}"] * w) + ">"
+    row.append("  br label %vec")
+
+    def body(masked: bool, suffix: str, acc_in: str | None) -> tuple[list[str], str | None]:
+        b = _Builder(isa, suffix, decls)
+        vals: dict[Any, str] = {}
+        mask = None
+        if masked:
+            b.lines.append(f"  %rem{suffix} = sub i64 %C, %c")
+            ins = b.emit(f"insertelement <{w} x i64> poison, i64 %rem{suffix}, i32 0")
+            spl = b.emit(f"shufflevector <{w} x i64> {ins}, <{w} x i64> poison, "
+                         f"<{w} x i32> zeroinitializer")
+            steps = "<" + ", ".join(f"i64 {i}" for i in range(w)) + ">"
+            mask = b.emit(f"icmp ult <{w} x i64> {steps}, {spl}")
+
+        def load(a: Any) -> str:
+            if a in vals:
+                return vals[a]
+            kind = kinds[a]
+            if kind in ("SCALAR", "ROW"):
+                return hoisted[a]
+            dt = np.dtype(a.aval.dtype)
+            st = _STORE[dt]
+            index = "%c" if kind == "COL" else b.emit("add i64 %off, %c")
+            addr = b.emit(f"getelementptr {st}, ptr %p{slot[a]}, i64 {index}")
+            vt = f"<{w} x {st}>"
+            if masked:
+                raw = b.emit(f"call {vt} @llvm.masked.load.v{w}{_mt(dt)}.p0(ptr {addr}, "
+                             f"i32 {_SIZE[dt]}, <{w} x i1> {mask}, {vt} zeroinitializer)")
+                decls.add(f"declare {vt} @llvm.masked.load.v{w}{_mt(dt)}.p0(ptr, i32, "
+                          f"<{w} x i1>, {vt})")
+            else:
+                raw = b.emit(f"load {vt}, ptr {addr}, align {_SIZE[dt]}")
+            value = raw if dt != BOOL else b.emit(f"icmp ne {vt} {raw}, zeroinitializer")
+            vals[a] = value
+            return value
+
+        def atom(a: Any) -> str:
+            if type(a) is Literal:
+                return b.splat_const(a.val, np.dtype(a.aval.dtype))
+            return load(a)
+
+        acc_out = None
+        for e in cluster.eqns:
+            out = e.outvars[0]
+            if e is red:
+                x = vals[e.invars[0]] if e.invars[0] in vals else atom(e.invars[0])
+                src = np.dtype(e.invars[0].aval.dtype)
+                if acc_dt != src:
+                    x = b.emit(f"fpext {b.ty(src)} {x} to {acc_t}")
+                if masked:
+                    x = b.emit(f"select <{w} x i1> {mask}, {acc_t} {x}, {acc_t} {acc_init}")
+                if combine == "add":
+                    acc_out = b.emit(f"fadd {acc_t} {acc_in}, {x}")
+                else:
+                    acc_out = b.intrinsic(combine, acc_dt, acc_in, x)
+                continue
+            if e.primitive.name == "broadcast_in_dim":
+                vals[out] = atom(e.invars[0])
+                continue
+            vals[out] = _op(b, e, [atom(a) for a in e.invars])
+        for j, v in enumerate(outputs):
+            if red is not None and v is red.outvars[0]:
+                continue
+            dt = np.dtype(v.aval.dtype)
+            st = _STORE[dt]
+            vt = f"<{w} x {st}>"
+            value = atom(v) if v not in vals else vals[v]
+            if dt == BOOL:
+                value = b.emit(f"zext <{w} x i1> {value} to {vt}")
+            index = b.emit("add i64 %off, %c")
+            addr = b.emit(f"getelementptr {st}, ptr %p{len(pointer_inputs) + j}, i64 {index}")
+            if masked:
+                decls.add(f"declare void @llvm.masked.store.v{w}{_mt(dt)}.p0({vt}, ptr, i32, "
+                          f"<{w} x i1>)")
+                b.lines.append(f"  call void @llvm.masked.store.v{w}{_mt(dt)}.p0({vt} {value}, "
+                               f"ptr {addr}, i32 {_SIZE[dt]}, <{w} x i1> {mask})")
+            else:
+                b.lines.append(f"  store {vt} {value}, ptr {addr}, align {_SIZE[dt]}")
+        return b.lines, acc_out
+
+    acc_phi = red is not None
+    vec_lines, acc_next = body(False, "v", "%acc" if acc_phi else None)
+    vec = ["vec:", "  %c = phi i64 [0, %row], [%cnext, %vbody]"]
+    if acc_phi:
+        vec.append(f"  %acc = phi {acc_t} [{acc_init}, %row], [{acc_next}, %vbody]")
+    vec += ["  %more = icmp slt i64 %c, %cv", "  br i1 %more, label %vbody, label %tail"]
+    vbody = ["vbody:", *vec_lines, f"  %cnext = add i64 %c, {w}", "  br label %vec"]
+    tail_lines, acc_tail = body(True, "m", "%acc" if acc_phi else None)
+    tail = ["tail:", "  %left = icmp slt i64 %c, %C", "  br i1 %left, label %tbody, label %rowdone"]
+    tbody = ["tbody:", *tail_lines, "  br label %rowdone"]
+    done = ["rowdone:"]
+    if acc_phi:
+        done.append(f"  %accf = phi {acc_t} [%acc, %tail], [{acc_tail}, %tbody]")
+        out_dt = np.dtype(red.outvars[0].aval.dtype)
+        scalar_acc = _LLVM[acc_dt]
+        if combine == "add":
+            decls.add(f"declare {scalar_acc} @llvm.vector.reduce.fadd.v{w}{_mt(acc_dt)}("
+                      f"{scalar_acc}, {acc_t})")
+            done.append(f"  %tot = call {scalar_acc} @llvm.vector.reduce.fadd.v{w}"
+                        f"{_mt(acc_dt)}({scalar_acc} {_const(0.0, acc_dt)}, {acc_t} %accf)")
+        else:
+            fn = "fmaximum" if combine == "maximum" else "fminimum"
+            decls.add(f"declare {scalar_acc} @llvm.vector.reduce.{fn}.v{w}{_mt(acc_dt)}("
+                      f"{acc_t})")
+            done.append(f"  %tot = call {scalar_acc} @llvm.vector.reduce.{fn}.v{w}"
+                        f"{_mt(acc_dt)}({acc_t} %accf)")
+        total = "%tot"
+        if out_dt != acc_dt:
+            done.append(f"  %totc = fptrunc {scalar_acc} %tot to {_LLVM[out_dt]}")
+            total = "%totc"
+        j = len(pointer_inputs) + outputs.index(red.outvars[0])
+        done.append(f"  %ra = getelementptr {_LLVM[out_dt]}, ptr %p{j}, i64 %r")
+        done.append(f"  store {_LLVM[out_dt]} {total}, ptr %ra")
+    done.append("  br label %rowend")
+    rowend = ["rowend:", "  %rnext = add i64 %r, 1", "  %rmore = icmp slt i64 %rnext, %R",
+              "  br i1 %rmore, label %row, label %exit", "exit:", "  ret void"]
+    fn = ["define void @kernel(i64 %R, i64 %C, ptr noalias %args) {",
+          *head, *row, *vec, *vbody, *tail, *tbody, *done, *rowend, "}"]
+    return "\n".join(sorted(decls) + [""] + fn) + "\n", layout
+
+
+def _mt(dtype: np.dtype) -> str:
+    return {F32: "f32", F64: "f64", BOOL: "i8"}[dtype]

@@ -1,0 +1,222 @@
+"""The jit compiler's stages: passes, the fusion plan, tier 0 (blockwise NumPy, bit-identical to
+one impl call per equation) and tier 1 (llvmlite kernels, within stated ulps of float64)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import pyjax
+import pyjax.numpy as jnp
+from pyjax._src.backend import fusion, passes, tier0, tier1
+
+RNG = np.random.default_rng(14)
+
+
+def _selu(x):
+    return 1.0507 * jnp.where(x > 0, x, 1.67326 * jnp.exp(x) - 1.67326)
+
+
+def _softmax(x):
+    m = jnp.max(x, axis=-1, keepdims=True)
+    e = jnp.exp(x - m)
+    return e / jnp.sum(e, -1, keepdims=True)
+
+
+def _layernorm(x):
+    mu = x.mean(-1, keepdims=True)
+    v = ((x - mu) ** 2).mean(-1, keepdims=True)
+    return (x - mu) / jnp.sqrt(v + 1e-5)
+
+
+def _tanh_sum(x, w, b):
+    return jnp.sum(jnp.tanh(x * w + b) ** 2)
+
+
+def _mixed(x, y):
+    z = jnp.where(x > y, jnp.sin(x) * 3 + y, jnp.cos(y) / (x * x + 1))
+    return (jnp.maximum(z, -0.5) + jnp.log1p(jnp.abs(x)), jnp.sum(z, axis=1),
+            jnp.max(jnp.tanh(z)), (z > 0).astype(jnp.float32) * x)
+
+
+def _column_sum(x):
+    return jnp.sum(jnp.exp(x) * 2, axis=0)
+
+
+def _row_broadcast(x, r):
+    return jnp.tanh(x * r[:, None] + 1.0) - x
+
+
+_VEC = RNG.standard_normal(300_007).astype(np.float32)
+_MAT = RNG.standard_normal((513, 1027)).astype(np.float32)
+_MAT2 = RNG.standard_normal((513, 1027)).astype(np.float32)
+_ROWS = RNG.standard_normal(513).astype(np.float32)
+CASES = {
+    "selu": (_selu, (_VEC,)),
+    "tanh_sum": (_tanh_sum, (_VEC, np.float32(0.5), np.float32(0.1))),
+    "softmax": (_softmax, (_MAT,)),
+    "layernorm": (_layernorm, (_MAT,)),
+    "mixed": (_mixed, (_MAT, _MAT2)),
+    "column_sum": (_column_sum, (_MAT,)),
+    "row_broadcast": (_row_broadcast, (_MAT, _ROWS)),
+}
+
+
+def _run(f, args, *, fused: bool, native: bool, monkeypatch) -> list[np.ndarray]:
+    pyjax.clear_caches()
+    monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1 << 15 if fused else 1 << 62)
+    monkeypatch.setattr(tier1, "ENABLED", native)
+    try:
+        pyjax.config.update("jax_compile_sync", True)
+        out = pyjax.jit(f)(*args)
+    finally:
+        pyjax.config.update("jax_compile_sync", False)
+        pyjax.clear_caches()
+    return [np.asarray(o) for o in pyjax.tree.leaves(out)]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_tier0_blockwise_is_bit_identical(name, monkeypatch):
+    f, args = CASES[name]
+    unfused = _run(f, args, fused=False, native=False, monkeypatch=monkeypatch)
+    fused = _run(f, args, fused=True, native=False, monkeypatch=monkeypatch)
+    for a, b in zip(unfused, fused):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_array_equal(a, b)
+
+
+def test_fusion_plan_clusters_and_dot_epilogue():
+    x = np.ones((64, 32), np.float32)
+    w = np.ones((32, 16), np.float32)
+    b = np.ones(16, np.float32)
+    closed = passes.optimize(pyjax.jit(lambda x, w, b: jnp.tanh(x @ w + b) * 2).trace(
+        x, w, b).jaxpr)
+    steps = fusion.plan(closed.jaxpr)
+    calls = [s.eqn.primitive.name for s in steps if type(s) is fusion.Call]
+    clusters = [s for s in steps if type(s) is fusion.Cluster]
+    assert calls == ["dot_general"]
+    assert len(clusters) == 2  # the bias broadcast alone, then add tanh mul over the dot's result
+    epilogue = clusters[-1]
+    assert epilogue.after == "dot_general"
+    assert [e.primitive.name for e in epilogue.eqns] == ["add", "tanh", "mul"]
+    selu = passes.optimize(pyjax.jit(_selu).trace(_VEC).jaxpr)  # jnp.where's jit is inlined
+    (only,) = fusion.plan(selu.jaxpr)
+    assert [e.primitive.name for e in only.eqns] == [
+        "gt", "exp", "fused_multiply_add", "select_n", "mul"]
+
+
+def test_reduction_ends_a_cluster():
+    closed = passes.optimize(pyjax.jit(_softmax).trace(_MAT).jaxpr)
+    shapes = [(type(s).__name__, [e.primitive.name for e in s.eqns]) for s in
+              fusion.plan(closed.jaxpr) if type(s) is fusion.Cluster]
+    assert ("Cluster", ["sub", "exp", "reduce_sum"]) in shapes
+
+
+def test_inlining_keeps_results(monkeypatch):
+    """Bodies are optimised on their own before inlining: results equal the nested calls'."""
+    inner = pyjax.jit(lambda x: x * 3.0 + 1.0)
+    f = lambda x: jnp.sin(inner(x)) * inner(x + 1)  # noqa: E731
+    x = RNG.standard_normal(1000).astype(np.float32)
+    closed = passes.optimize(pyjax.jit(f).trace(x).jaxpr)
+    assert all(e.primitive.name != "jit" for e in closed.jaxpr.eqns)
+    inlined = np.asarray(pyjax.jit(f)(x))
+    pyjax.clear_caches()
+    monkeypatch.setattr(passes, "PASSES", passes.PASSES[:1])
+    nested = np.asarray(pyjax.jit(f)(x))
+    pyjax.clear_caches()
+    np.testing.assert_array_equal(inlined, nested)
+
+
+def test_compile_sync_option_exists():
+    assert pyjax.config.compile_sync is False
+    pyjax.config.update("jax_compile_sync", True)
+    try:
+        assert pyjax.config.compile_sync is True
+    finally:
+        pyjax.config.update("jax_compile_sync", False)
+
+
+# ---------------------------------------------------------------------------------------------
+# tier 1
+# ---------------------------------------------------------------------------------------------
+
+_REASON = tier1.reason()
+needs_tier1 = pytest.mark.skipif(_REASON is not None, reason=f"tier 1 unavailable: {_REASON}")
+
+#: float64 references and the error allowed, in ulps of the output dtype times a scale (the
+#: largest magnitude among the terms that cancel: libmvec's functions are within 4 ulps)
+_REFERENCES = {
+    "selu": (lambda x: 1.0507 * np.where(x > 0, x, 1.67326 * np.exp(x) - 1.67326),
+             lambda x: 1.0507 * 1.67326 + np.abs(x), 8),
+    "softmax": (lambda x: np.exp(x - x.max(-1, keepdims=True))
+                / np.exp(x - x.max(-1, keepdims=True)).sum(-1, keepdims=True),
+                lambda x: np.exp(x - x.max(-1, keepdims=True))
+                / np.exp(x - x.max(-1, keepdims=True)).sum(-1, keepdims=True), 8),
+    "row_broadcast": (lambda x, r: np.tanh(x * r[:, None] + 1.0) - x,
+                      lambda x, r: 1 + np.abs(x) + np.abs(x * r[:, None]), 8),
+}
+
+
+@needs_tier1
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(_REFERENCES))
+def test_tier1_within_ulps_of_float64(name, dtype, monkeypatch):
+    f, args = CASES[name]
+    ref_fn, scale_fn, ulps = _REFERENCES[name]
+    with pyjax.enable_x64(dtype == np.float64):
+        args = tuple(np.asarray(a, dtype) for a in args)
+        wide = [np.asarray(a, np.float64) for a in args]
+        ref, scale = ref_fn(*wide), scale_fn(*wide)
+        eps = np.finfo(dtype).eps
+        for native in (False, True):
+            (out,) = _run(f, args, fused=True, native=native, monkeypatch=monkeypatch)
+            assert out.dtype == dtype
+            err = np.abs(out.astype(np.float64) - ref) / (eps * scale)
+            assert err.max() <= ulps, (native, err.max())
+
+
+@needs_tier1
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_tier1_agrees_with_tier0(name, monkeypatch):
+    f, args = CASES[name]
+    t0 = _run(f, args, fused=True, native=False, monkeypatch=monkeypatch)
+    t1 = _run(f, args, fused=True, native=True, monkeypatch=monkeypatch)
+    for a, b in zip(t0, t1):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        # float32 rounding of each step; sums and cancellations scale with their terms
+        scale = np.maximum(np.abs(a).max(), 1.0)
+        np.testing.assert_allclose(b, a, atol=1e-5 * scale, rtol=1e-5)
+
+
+@needs_tier1
+def test_background_compile_swaps_in(monkeypatch):
+    monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1 << 15)
+    monkeypatch.setattr(tier1, "ENABLED", True)
+    pyjax.clear_caches()
+    f = pyjax.jit(_selu)
+    first = np.asarray(f(_VEC))  # tier 0 serves while the kernel compiles
+    tier1.wait()
+    compiled = f.lower(_VEC).compile()
+    kernel = compiled._run.kernels["cluster0"]
+    assert isinstance(kernel, tier1.Kernel)
+    assert compiled._run.positional.__globals__["cluster0"] is kernel
+    text = compiled.as_text()
+    assert "def cluster0(" in text and "define void @kernel" in text and "_expf" in text
+    second = np.asarray(f(_VEC))
+    np.testing.assert_allclose(second, first, atol=1e-6 * 1.76, rtol=1e-6)
+    pyjax.clear_caches()
+
+
+@needs_tier1
+def test_tier1_unsupported_cluster_says_why(monkeypatch):
+    monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1 << 15)
+    pyjax.clear_caches()
+    compiled = pyjax.jit(_column_sum).lower(_MAT).compile()
+    (reason,) = compiled._run.kernels.values()
+    assert reason == "a reduction over leading axes"
+    assert "; cluster0: tier 0 (a reduction over leading axes)" in compiled.as_text()
+    pyjax.clear_caches()
+
+
+def test_tier1_off_names_the_reason(monkeypatch):
+    monkeypatch.setattr(tier1, "ENABLED", False)
+    assert tier1.reason() == "tier 1 is turned off (PYJAX_TIER1=off)"
