@@ -57,6 +57,10 @@ from pyjax._src.parallel.placement import (  # noqa: F401,E402
     make_array_from_single_device_arrays, reshard)
 from pyjax._src.parallel.sharding import NamedSharding, P, Shard  # noqa: F401,E402
 
+# shard_map and multiple processes (issue 15): jax.shard_map, jax.distributed.
+from pyjax._src.parallel.shard_map import shard_map  # noqa: F401,E402
+from pyjax import distributed  # noqa: F401,E402
+
 # Mutable array references (jax.new_ref, jax.Ref, jax.freeze, the jax.ref module).
 from pyjax import ref  # noqa: F401,E402
 from pyjax._src.state import Ref, freeze, new_ref  # noqa: F401,E402

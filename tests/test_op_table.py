@@ -29,6 +29,12 @@ NOT_DIRECTLY_CALLABLE: dict[str, tuple[str, bool]] = {
     "jit": ("higher-order: binds a closed jaxpr built by pyjax.jit; exercised by every jit "
             "test in this file", True),
     "pjit": ("higher-order: JAX's name for the jit primitive", True),
+    # issue 15: shard_map (its rules run the body's expansion: tests/test_shard_map.py)
+    "shard_map": ("higher-order: carries a per-block body jaxpr over a Mesh; "
+                  "tests/test_shard_map.py compares it with JAX on 8 devices", False),
+    **{name: ("crosses between the processes of an MPI job; tests/distributed", linear)
+       for name, linear in (("process_allreduce", True), ("process_allgather", True),
+                            ("process_alltoall", True), ("process_permute", True))},
     "closed_call": ("higher-order: calls a closed jaxpr", True),
     "custom_jvp_call": ("higher-order: carries a function and its custom JVP", False),
     "custom_vjp_call": ("higher-order: carries a function and its custom VJP", False),
@@ -66,6 +72,8 @@ NOT_DIRECTLY_CALLABLE: dict[str, tuple[str, bool]] = {
     "call_hi_primitive": ("binds a user's VJPHiPrimitive: tests/test_hijax.py", False),
     "call_hi_primitive_linearized": ("the linearized VJPHiPrimitive call, transposed by its "
                                      "vjp_bwd: tests/test_hijax.py", True),
+    "custom_vmap_call": ("higher-order: binds a custom_vmap body and its vmap rule; "
+                         "tests/test_custom_batching.py compares it with JAX", False),
     # checkify (issue 13)
     "check": ("effectful: holds an Error's leaves and treedef; tests/test_checkify.py compares "
               "it with JAX eagerly, under jit, vmap, grad and checkify", False),

@@ -10,8 +10,10 @@ shard_map, so a few collectives act differently there than under vmap.
 """
 from __future__ import annotations
 
+import contextlib
+import threading
 import weakref
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -39,13 +41,36 @@ def _unbound(*args: Any, axis_name: Any, **_: Any) -> Any:
 _device_axes: "weakref.WeakSet[BatchTrace]" = weakref.WeakSet()
 
 
-def mark_device_axis(trace: Any) -> None:
-    """Record that `trace` (pmap's vmap trace) maps over devices."""
+#: device axes whose members are the local devices of every process of a distributed job
+_process_axes: "weakref.WeakSet[BatchTrace]" = weakref.WeakSet()
+
+
+def mark_device_axis(trace: Any, spans_processes: bool = False) -> None:
+    """Record that `trace` (pmap's vmap trace) maps over devices; with `spans_processes`, its
+    members are this process's devices and the axis goes on over the other processes."""
     _device_axes.add(trace)
+    if spans_processes:
+        _process_axes.add(trace)
 
 
 def _is_device_axis(trace: BatchTrace) -> bool:
     return trace in _device_axes
+
+
+def _spans(trace: BatchTrace) -> bool:
+    return trace in _process_axes
+
+
+def _global_size(trace: BatchTrace) -> int:
+    """The axis size counting every process's members."""
+    if trace in _process_axes:
+        from pyjax._src.parallel.devices import process_count
+        return trace.axis_size * process_count()
+    return trace.axis_size
+
+
+def _collective_name(trace: BatchTrace, what: str) -> str:
+    return f"{what}[axis_name={trace.axis_name}]"
 
 
 def _axis_trace(name: Any) -> BatchTrace | None:
@@ -59,17 +84,52 @@ def _axis_trace(name: Any) -> BatchTrace | None:
     return None
 
 
+class _ManualAxes(threading.local):
+    """Sizes of the mesh axes a shard_map body is being traced over (its collectives are
+    staged, their shapes known from these sizes)."""
+
+    def __init__(self) -> None:
+        self.sizes: dict = {}
+
+
+_manual_axes = _ManualAxes()
+
+
+@contextlib.contextmanager
+def manual_axes(sizes: dict) -> Iterator[None]:
+    """Within: collectives over these axis names are staged with the given sizes."""
+    previous = _manual_axes.sizes
+    _manual_axes.sizes = {**previous, **sizes}
+    try:
+        yield
+    finally:
+        _manual_axes.sizes = previous
+
+
+def _env_size(axis_name: Any) -> int | None:
+    """The product of the named axes' sizes when all are shard_map axes being traced."""
+    size = 1
+    for name in _names(axis_name):
+        if name not in _manual_axes.sizes:
+            return None
+        size *= _manual_axes.sizes[name]
+    return size
+
+
 def _static_axis_size(axis_name: Any) -> int | None:
     """The product of the named axes' sizes when all are visible; None when one is not but a
     trace is running (its collective is then staged); JAX's NameError when evaluating eagerly."""
     size = 1
     for name in _names(axis_name):
         trace = _axis_trace(name)
+        if trace is None and name in _manual_axes.sizes:
+            size *= _manual_axes.sizes[name]
+            continue
         if trace is None:
             if trace_state.trace is None:
                 raise NameError(f"unbound axis name: {name}")
             return None
-        size *= trace.axis_size
+        size *= _global_size(trace)
     return size
 
 
@@ -104,22 +164,37 @@ def _same_aval(x: ShapedArray, **_: Any) -> ShapedArray:
     return x
 
 
+def _other_names(trace: BatchTrace, axis_name: Any) -> tuple:
+    """The names of a multi-axis collective left once `trace`'s own axis is done."""
+    return tuple(n for n in _names(axis_name) if n != trace.axis_name)
+
+
 def _reducer(reduce: Callable, of_constant: Callable) -> Callable:
     """Reduce along the batch axis; a value the same on every member of the axis reduces in
-    closed form (`of_constant(x, axis_size)`), as JAX's _constant_reduction does."""
+    closed form (`of_constant(x, axis_size)`), as JAX's _constant_reduction does.  The other
+    axes of a multi-axis reduction are reduced by the traces bearing them."""
     def on_axis(trace: BatchTrace, vals: Sequence[Any], dims: Sequence[Any],
                 **params: Any) -> tuple:
         (x,), (d,) = vals, dims
-        if d is None:
-            return of_constant(x, trace.axis_size), None
-        return reduce(x, [d]), None
+        out = of_constant(x, trace.axis_size) if d is None else reduce(x, [d])
+        if _spans(trace):  # then over the other processes
+            from pyjax._src.parallel import distributed
+            op = on_axis.prim.name[1:]
+            out = distributed.allreduce(out, op, _collective_name(trace, on_axis.prim.name))
+        rest = _other_names(trace, params["axis_name"])
+        if rest:
+            out = on_axis.prim.bind(out, axis_name=rest)
+        return out, None
     return on_axis
 
 
 _psum_on_axis = _reducer(red.reduce_sum, lambda x, size: ew.mul(ew._const(x, size), x))
 psum_p = _collective("psum", _psum_on_axis, _same_aval)
-pmax_p = _collective("pmax", _reducer(red.reduce_max, lambda x, size: x), _same_aval)
-pmin_p = _collective("pmin", _reducer(red.reduce_min, lambda x, size: x), _same_aval)
+_pmax_on_axis = _reducer(red.reduce_max, lambda x, size: x)
+_pmin_on_axis = _reducer(red.reduce_min, lambda x, size: x)
+pmax_p = _collective("pmax", _pmax_on_axis, _same_aval)
+pmin_p = _collective("pmin", _pmin_on_axis, _same_aval)
+_psum_on_axis.prim, _pmax_on_axis.prim, _pmin_on_axis.prim = psum_p, pmax_p, pmin_p
 ad.deflinear(psum_p, lambda ct, x, *, axis_name: [psum_p.bind(ct, axis_name=axis_name)])
 ad.defjvp(pmax_p, None)
 ad.defjvp(pmin_p, None)
@@ -127,7 +202,24 @@ ad.defjvp(pmin_p, None)
 
 def _axis_index_on_axis(trace: BatchTrace, vals: Sequence[Any], dims: Sequence[Any],
                         *, axis_name: Any) -> tuple:
-    return shp.iota(np.int32, trace.axis_size), 0
+    """The member's position; over several axes, its row-major position across them (the
+    axes before this one are resolved by their own traces)."""
+    names = _names(axis_name)
+    at = names.index(trace.axis_name)
+    before, after = names[:at], names[at + 1:]
+    index = shp.iota(np.int32, trace.axis_size)
+    if _spans(trace):  # members of process p come after those of the processes before it
+        from pyjax._src.parallel.devices import process_index
+        index = ew.add(index, np.int32(process_index() * trace.axis_size))
+    if after:
+        size_after = _static_axis_size(after)
+        index = ew.add(ew.mul(index, np.int32(size_after)),
+                       axis_index_p.bind(axis_name=after))
+    if before:
+        outer = axis_index_p.bind(axis_name=before)
+        index = ew.add(ew.mul(outer, np.int32(trace.axis_size * (_static_axis_size(after)
+                                                                  if after else 1))), index)
+    return index, 0
 
 
 axis_index_p = _collective("axis_index", _axis_index_on_axis,
@@ -139,6 +231,20 @@ def _all_gather_on_axis(trace: BatchTrace, vals: Sequence[Any], dims: Sequence[A
                         axis_name: Any, axis: int, tiled: bool) -> tuple:
     (x,), (d,) = vals, dims
     x = bdim_at_front(x, d, trace.axis_size)
+    names = _names(axis_name)
+    if len(names) > 1:  # gather the other axes too, then order members row-major
+        at = names.index(trace.axis_name)
+        before, after = names[:at], names[at + 1:]
+        rest = all_gather_p.bind(x, axis_name=before + after, axis=0, tiled=False)
+        n_before = _static_axis_size(before) if before else 1
+        n_after = _static_axis_size(after) if after else 1
+        member = list(np.shape(x)[1:])
+        rest = shp.reshape(rest, [n_before, n_after, trace.axis_size] + member)
+        rest = shp.transpose(rest, (0, 2, 1) + tuple(range(3, 3 + len(member))))
+        x = shp.reshape(rest, [n_before * trace.axis_size * n_after] + member)
+    elif _spans(trace):
+        from pyjax._src.parallel import distributed
+        x = distributed.allgather(x, _collective_name(trace, "all_gather"))
     gathered = move_axis(x, 0, axis)
     if tiled:
         shape = list(np.shape(gathered))
@@ -149,6 +255,14 @@ def _all_gather_on_axis(trace: BatchTrace, vals: Sequence[Any], dims: Sequence[A
 
 def _all_gather_abstract(x: ShapedArray, *, axis_name: Any, axis: int, tiled: bool
                          ) -> ShapedArray:
+    size = _env_size(axis_name)
+    if size is not None:  # staged inside shard_map
+        shape = list(x.shape)
+        if tiled:
+            shape[axis] *= size
+        else:
+            shape.insert(axis, size)
+        return ShapedArray(tuple(shape), x.dtype, x.weak_type)
     raise NameError(f"unbound axis name: {_names(axis_name)[0]}")
 
 
@@ -188,6 +302,11 @@ def _permute_members(trace: BatchTrace, x: Any, d: int | None, perm: tuple) -> t
 def _ppermute_on_axis(trace: BatchTrace, vals: Sequence[Any], dims: Sequence[Any], *,
                       axis_name: Any, perm: tuple) -> tuple:
     (x,), (d,) = vals, dims
+    if _spans(trace):
+        from pyjax._src.parallel import distributed
+        x = bdim_at_front(x, d, trace.axis_size)
+        return distributed.permute(x, perm, trace.axis_size,
+                                   _collective_name(trace, "ppermute")), 0
     return _permute_members(trace, x, d, perm)
 
 
@@ -198,16 +317,41 @@ ad.deflinear(ppermute_p, lambda ct, x, *, axis_name, perm: [
 
 def _psum_scatter_on_axis(trace: BatchTrace, vals: Sequence[Any], dims: Sequence[Any], *,
                           axis_name: Any, scatter_dimension: int, tiled: bool) -> tuple:
-    summed, _ = _psum_on_axis(trace, vals, dims)
-    n = trace.axis_size
+    summed, _ = _psum_on_axis(trace, vals, dims, axis_name=trace.axis_name)
+    n = _global_size(trace)
     shape = list(np.shape(summed))
     if tiled:
         shape[scatter_dimension:scatter_dimension + 1] = [n, shape[scatter_dimension] // n]
         summed = shp.reshape(summed, shape)
+    if _spans(trace):  # this process keeps its members' slices
+        from pyjax._src.parallel.devices import process_index
+        first = process_index() * trace.axis_size
+        summed = idx.slice_in_dim(summed, first, first + trace.axis_size,
+                                  axis=scatter_dimension)
     return move_axis(summed, scatter_dimension, 0), 0
 
 
-psum_scatter_p = _collective("psum_scatter", _psum_scatter_on_axis, _same_aval)
+def _psum_scatter_abstract(x: ShapedArray, *, axis_name: Any, scatter_dimension: int,
+                           tiled: bool) -> ShapedArray:
+    size = _env_size(axis_name)
+    if size is None:
+        return x
+    shape = list(x.shape)
+    if tiled:
+        if shape[scatter_dimension] % size:
+            raise ValueError(f"tiled reduce_scatter operand scatter dimension size "
+                             f"{shape[scatter_dimension]} must be divisible by shard_count "
+                             f"{size}")
+        shape[scatter_dimension] //= size
+    else:
+        if shape[scatter_dimension] != size:
+            raise ValueError(f"reduce_scatter operand scatter dimension size "
+                             f"{shape[scatter_dimension]} must match shard count {size}")
+        del shape[scatter_dimension]
+    return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+
+
+psum_scatter_p = _collective("psum_scatter", _psum_scatter_on_axis, _psum_scatter_abstract)
 
 
 def _split_axis(x: Any, axis: int, factor: int) -> Any:
@@ -230,6 +374,9 @@ def _all_to_all_on_axis(trace: BatchTrace, vals: Sequence[Any], dims: Sequence[A
     n = trace.axis_size
     if d is None:
         x, d = broadcast_batch(x, n, 0), 0
+    if _spans(trace):
+        return _all_to_all_processes(trace, bdim_at_front(x, d, n), split_axis,
+                                     concat_axis), 0
     if split_axis == concat_axis:
         axis = split_axis + (d <= split_axis)
         x = _split_axis(x, axis, n)
@@ -252,6 +399,27 @@ def _all_to_all_abstract(x: ShapedArray, *, axis_name: Any, split_axis: int, con
     shape[split_axis] //= size
     shape[concat_axis] *= size
     return ShapedArray(tuple(shape), x.dtype, False)
+
+
+def _all_to_all_processes(trace: BatchTrace, x: Any, split_axis: int, concat_axis: int
+                          ) -> Any:
+    """all_to_all over members on every process: x is (local members, ...member's value);
+    chunk j of a member's split axis goes to global member j, and what arrives is stacked,
+    in sender order, as the major part of the concat axis."""
+    from pyjax._src.parallel import distributed
+    from pyjax._src.parallel.devices import process_count
+    local, procs = trace.axis_size, process_count()
+    n = local * procs
+    x = _split_axis(x, 1 + split_axis, n)                  # (L, ..., N, c, ...)
+    x = move_axis(x, 1 + split_axis, 1)                     # (L_src, N, ...rest)
+    rest = list(np.shape(x)[2:])
+    x = shp.reshape(x, [local, procs, local] + rest)        # (L_src, P_dst, L_dst, ...)
+    x = shp.transpose(x, (1, 2, 0) + tuple(range(3, 3 + len(rest))))
+    x = distributed.alltoall(x, _collective_name(trace, "all_to_all"))  # (P_src, L_dst, L_src)
+    x = shp.transpose(x, (1, 0, 2) + tuple(range(3, 3 + len(rest))))
+    x = shp.reshape(x, [local, n] + rest)                   # (L_dst, N_src, ...rest)
+    x = move_axis(x, 1, 1 + concat_axis)
+    return _fold_axis(x, 1 + concat_axis)
 
 
 def _all_to_all_passthrough(trace: BatchTrace, vals: Sequence[Any], dims: Sequence[Any], *,
@@ -310,6 +478,11 @@ def _psend_on_axis(trace: BatchTrace, vals: Sequence[Any], dims: Sequence[Any], 
     if _is_device_axis(trace):
         raise NotImplementedError("psend is currently only implemented on GPU")
     (x,), (d,) = vals, dims
+    if _spans(trace):
+        from pyjax._src.parallel import distributed
+        x = bdim_at_front(x, d, trace.axis_size)
+        return distributed.permute(x, perm, trace.axis_size,
+                                   _collective_name(trace, "ppermute")), 0
     return _permute_members(trace, x, d, perm)
 
 
@@ -770,3 +943,54 @@ ad.deflinear(psum_scatter_p, lambda ct, x, *, axis_name, scatter_dimension, tile
 ad.deflinear(all_to_all_p, lambda ct, x, *, axis_name, split_axis, concat_axis, tiled: [
     all_to_all_p.bind(ct, axis_name=axis_name, split_axis=concat_axis, concat_axis=split_axis,
                       tiled=tiled)])
+
+
+# ---------------------------------------------------------------------------------------------
+# Printing: staged inside shard_map, collectives print JAX's names and params
+# ---------------------------------------------------------------------------------------------
+
+class _Named:
+    """Stands in for a primitive whose printed name differs from pyjax's."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+
+def _printed_as(name: str | None, params_of: Callable) -> Callable:
+    def rule(eqn: Any, context: Any) -> Any:
+        from pyjax._src.core.jaxpr import Eqn, pp_eqn_standard
+        if name is not None:
+            eqn = Eqn(_Named(name), eqn.invars, eqn.outvars, eqn.params)
+        return pp_eqn_standard(eqn, context, params=params_of(eqn))
+    return rule
+
+
+def _reduction_params(eqn: Any) -> dict:
+    return {"axes": _names(eqn.params["axis_name"]), "axis_index_groups": None}
+
+
+def _gathered_size(eqn: Any) -> int:
+    p, x, out = eqn.params, eqn.invars[0].aval, eqn.outvars[0].aval
+    return out.shape[p["axis"]] // x.shape[p["axis"]] if p["tiled"] else out.shape[p["axis"]]
+
+
+def _scattered_size(eqn: Any) -> int:
+    p, x, out = eqn.params, eqn.invars[0].aval, eqn.outvars[0].aval
+    d = p["scatter_dimension"]
+    return x.shape[d] // out.shape[d] if p["tiled"] else x.shape[d]
+
+
+for _prim in (psum_p, pmax_p, pmin_p):
+    _prim.pp_rule = _printed_as(None, _reduction_params)
+all_gather_p.pp_rule = _printed_as(None, lambda eqn: {
+    "all_gather_dimension": eqn.params["axis"], "axis_index_groups": None,
+    "axis_name": _names(eqn.params["axis_name"]), "axis_size": _gathered_size(eqn),
+    "tiled": eqn.params["tiled"]})
+ppermute_p.pp_rule = _printed_as(None, lambda eqn: {
+    "axis_name": _names(eqn.params["axis_name"]), "perm": eqn.params["perm"]})
+psum_scatter_p.pp_rule = _printed_as("reduce_scatter", lambda eqn: {
+    "axis_index_groups": None, "axis_name": _names(eqn.params["axis_name"]),
+    "axis_size": _scattered_size(eqn), "scatter_dimension": eqn.params["scatter_dimension"],
+    "tiled": eqn.params["tiled"]})
+all_to_all_p.pp_rule = _printed_as(None, lambda eqn: {"axis_index_groups": None,
+                                                      **eqn.params})

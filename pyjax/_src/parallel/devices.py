@@ -2,6 +2,8 @@
 
 The count comes from PYJAX_NUM_CPU_DEVICES, JAX_NUM_CPU_DEVICES or
 XLA_FLAGS=--xla_force_host_platform_device_count=N (default 1), read once at first use.
+After jax.distributed.initialize() every process has N local devices; the global list holds
+all processes' devices, process by process (ids process * N + local).
 """
 from __future__ import annotations
 
@@ -18,10 +20,10 @@ class Device:
     device_kind = "cpu"
     client = None
 
-    def __init__(self, id: int):  # noqa: A002 - JAX's attribute name
+    def __init__(self, id: int, process_index: int = 0):  # noqa: A002 - JAX's name
         self.id = id
-        self.process_index = 0
-        self.host_id = 0
+        self.process_index = process_index
+        self.host_id = process_index
 
     def __repr__(self) -> str:
         return f"CpuDevice(id={self.id})"
@@ -85,10 +87,30 @@ host_backend = Backend()
 initialized_backends: dict[str, Backend] = {}
 
 
+class _Layout:
+    """This process's place in a multi-process job (one process unless initialized)."""
+    process_index = 0
+    process_count = 1
+
+
+def set_process_layout(index: int, count: int) -> None:
+    """Called by jax.distributed: the devices are listed again at next use."""
+    _Layout.process_index, _Layout.process_count = index, count
+    _all_devices.cache_clear()
+
+
 @functools.cache
 def _all_devices() -> tuple[Device, ...]:
     initialized_backends["cpu"] = host_backend
-    return tuple(Device(i) for i in range(_configured_count()))
+    n = _configured_count()
+    return tuple(Device(p * n + i, p) for p in range(_Layout.process_count) for i in range(n))
+
+
+def _local_devices() -> tuple[Device, ...]:
+    everything = _all_devices()
+    if _Layout.process_count == 1:
+        return everything
+    return tuple(d for d in everything if d.process_index == _Layout.process_index)
 
 
 def check_backend(backend: Any) -> None:
@@ -102,11 +124,11 @@ def check_backend(backend: Any) -> None:
 
 
 def default_device() -> Device:
-    return _all_devices()[0]
+    return _local_devices()[0]
 
 
 def devices(backend: Any = None) -> list[Device]:
-    """All devices (all local: there is one process)."""
+    """All devices of every process, process by process."""
     check_backend(backend)
     return list(_all_devices())
 
@@ -114,7 +136,10 @@ def devices(backend: Any = None) -> list[Device]:
 def local_devices(process_index: int | None = None, backend: Any = None,
                   host_id: int | None = None) -> list[Device]:
     check_backend(backend)
-    return list(_all_devices())
+    index = process_index if process_index is not None else host_id
+    if index is None or index == _Layout.process_index:
+        return list(_local_devices())
+    return [d for d in _all_devices() if d.process_index == index]
 
 
 def device_count(backend: Any = None) -> int:
@@ -124,15 +149,15 @@ def device_count(backend: Any = None) -> int:
 
 def local_device_count(backend: Any = None) -> int:
     check_backend(backend)
-    return len(_all_devices())
+    return len(_local_devices())
 
 
 def process_index(backend: Any = None) -> int:
-    return 0
+    return _Layout.process_index
 
 
 def process_count(backend: Any = None) -> int:
-    return 1
+    return _Layout.process_count
 
 
 def default_backend() -> str:

@@ -13,6 +13,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from pyjax._src.core.array import ArrayImpl
+from pyjax._src.parallel.devices import process_count
 from pyjax._src.parallel import mesh as mesh_lib
 from pyjax._src.parallel.mesh import AxisType, Mesh
 from pyjax._src.parallel.sharding import (
@@ -332,12 +333,37 @@ def make_array_from_process_local_data(sharding: Any, local_data: Any,
     outs = []
     for value, target, shape in zip(data, shardings, shapes):
         value = np.asarray(value)
+        if process_count() > 1:  # every process assembles the global array
+            outs.append(put_leaf(_assemble_processes(value, target, shape), target))
+            continue
         if shape is not None and tuple(shape) != value.shape:
             raise ValueError(f"When the process holds every device, the local data must be the "
                              f"whole array: got shape {value.shape} for global shape "
                              f"{tuple(shape)}")
         outs.append(put_leaf(value, target))
     return tree_unflatten(tree, outs)
+
+
+def _assemble_processes(local: np.ndarray, sharding: Any, global_shape: Any) -> np.ndarray:
+    """The global array from every process's local block: a process's block is the box its
+    devices' shards span (JAX's layout of process-local data), exchanged over MPI."""
+    from pyjax._src.parallel import distributed
+    from pyjax._src.parallel.devices import process_index
+    if global_shape is None:
+        raise ValueError("make_array_from_process_local_data needs global_shape when the "
+                         "array spans several processes")
+    shape = tuple(int(d) for d in global_shape)
+    starts = np.zeros(len(shape), np.int64)
+    boxes = [idx for dev, idx in sharding.devices_indices_map(shape).items()
+             if dev.process_index == process_index()]
+    for d in range(len(shape)):
+        starts[d] = min((i[d].start or 0) if isinstance(i[d], slice) else 0 for i in boxes)
+    everyone = np.asarray(distributed.allgather(local[None], "make_array_from_process_local_data"))
+    offsets = np.asarray(distributed.allgather(starts[None], "process offsets"))
+    out = np.zeros(shape, local.dtype)
+    for block, start in zip(everyone, offsets):
+        out[tuple(slice(s, s + n) for s, n in zip(start, block.shape))] = block
+    return out
 
 
 def _is_shape(x: Any) -> bool:

@@ -1,7 +1,8 @@
 """pmap: run a function on each local device's slice of the leading axis.
 
 The host devices share one memory, so pmap is compiled once as jit of vmap over the stacked
-device axis; collectives over `axis_name` work as under vmap.  Results record which device
+device axis; collectives over `axis_name` work as under vmap.  In a distributed job each
+process maps over its local devices and the collectives go on across processes over MPI.  Results record which device
 holds which slice: a NamedSharding over a one-axis mesh named after `axis_name`, as in JAX.
 """
 from __future__ import annotations
@@ -15,7 +16,8 @@ from pyjax._src import caches
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.trace import trace_state
 from pyjax._src.parallel.collectives import mark_device_axis
-from pyjax._src.parallel.devices import local_devices
+from pyjax._src.parallel import distributed
+from pyjax._src.parallel.devices import local_devices, process_count
 from pyjax._src.parallel.mesh import Mesh
 from pyjax._src.parallel.sharding import NamedSharding, PartitionSpec, placed
 from pyjax._src.transforms.batching import vmap
@@ -59,17 +61,25 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
                              "PYJAX_NUM_CPU_DEVICES (or XLA_FLAGS=--xla_force_host_platform_"
                              "device_count) to use more")
 
+        spans = devices is None and process_count() > 1
+
         def body(*dyn_args: Any) -> Any:
-            mark_device_axis(trace_state.trace)  # the vmap trace standing for the devices
+            # the vmap trace stands for the devices (this process's, in a distributed job)
+            mark_device_axis(trace_state.trace, spans_processes=spans)
             kw = dyn_args[-1] if kwargs else {}
             it = iter(dyn_args)
             full = [a if i in static else next(it) for i, a in enumerate(args)]
             return fun(*full, **kw)
 
         compiled = _compiled(body, dyn_axes, out_axes, name,
-                             static_key=(fun, len(args), bool(kwargs),
+                             static_key=(fun, len(args), bool(kwargs), spans,
                                          tuple((i, args[i]) for i in static)))
-        out = compiled(*dyn)
+        try:
+            out = compiled(*dyn)
+        except Exception as e:  # the other processes would wait for this one's collectives
+            if spans:
+                distributed.notify_failure(e)
+            raise
         mesh = Mesh(available[:size] if size else available[:1], (name,))
         sharding = NamedSharding(mesh, PartitionSpec(name))
         return tree_map(lambda x: placed(x, sharding) if type(x) is ArrayImpl else x, out)
