@@ -227,3 +227,24 @@ def test_jit_contracts_single_use_products_into_fused_multiply_adds():
         got = jax.jit(lambda x, y, z: x * y + z)(x, y, z)
         want = [float(Fraction(p) * Fraction(q) + Fraction(r)) for p, q, r in zip(x, y, z)]
         np.testing.assert_array_equal(got, want)
+
+
+def test_jitted_function_reports_its_functions_signature():
+    # JAX: inspect.signature(jax.jit(f), follow_wrapped=False) is f's signature (chex's
+    # fake_pmap reads it so); jax.jit(np.add)'s is np.add's
+    import inspect
+
+    def f(x, y=2, *, z):
+        return x
+
+    assert str(inspect.signature(jax.jit(f), follow_wrapped=False)) == "(x, y=2, *, z)"
+    assert str(jax.jit(f, static_argnums=0).__signature__) == "(x, y=2, *, z)"
+    assert str(inspect.signature(jax.jit(functools.partial(f, 1)))) == "(y=2, *, z)"
+    assert inspect.signature(jax.jit(np.add)) == inspect.signature(np.add)
+
+
+def test_jitted_function_type_is_named_pjit_function():
+    # JAX: type(jax.jit(f)).__name__ == "PjitFunction"; chex's is_traceable looks for the name
+    jitted = jax.jit(lambda x: x)
+    assert type(jitted).__name__ == "PjitFunction"
+    assert repr(jitted).startswith("<PjitFunction of <function ")

@@ -342,3 +342,52 @@ def test_keys_are_pytree_leaves() -> None:
 def test_jaxpr_of_typed_keys_prints_key_types() -> None:
     text = str(pyjax.make_jaxpr(lambda k: random.split(k, 4))(random.key(0)))
     assert "a:key<fry>[]" in text and "key<fry>[4] = random_split[shape=(4,)] a" in text
+
+
+def test_lax_shape_ops_on_key_arrays_outside_jit_and_under_disable_jit():
+    # JAX 0.10.2: lax.slice(split(key(0)), (1,), (2,)) is a (1,) key<fry> array over
+    # [[928981903, 3453687069]]; randint(PRNGKey(27), (2, 1, 3), 0, 10) under disable_jit is
+    # [[[6, 4, 0]], [[0, 8, 2]]] (eager key ops are typed by the key shape, not the buffer's)
+    from pyjax import lax
+    keys = random.split(random.key(0))
+    piece = lax.slice(keys, (1,), (2,))
+    assert piece.shape == (1,) and str(piece.dtype) == "key<fry>"
+    np.testing.assert_array_equal(random.key_data(piece), [[928981903, 3453687069]])
+    assert lax.squeeze(piece, (0,)).shape == ()
+    with pyjax.disable_jit():
+        got = random.randint(random.PRNGKey(27), (2, 1, 3), 0, 10)
+    np.testing.assert_array_equal(got, [[[6, 4, 0]], [[0, 8, 2]]])
+
+
+def test_jnp_array_and_asarray_keep_key_arrays():
+    # JAX 0.10.2: jnp.asarray(key) is key; jnp.array(key) is a copy of dtype key<fry>; traced
+    # jnp.array(key) is `copy` (optax's inject_hyperparams passes keys through jnp.asarray)
+    key = random.key(0)
+    assert jnp.asarray(key) is key
+    copied = jnp.array(key)
+    assert copied is not key and str(copied.dtype) == "key<fry>"
+    np.testing.assert_array_equal(random.key_data(copied), [0, 0])
+    assert str(pyjax.make_jaxpr(lambda: jnp.array(key))()) == \
+        "{ lambda a:key<fry>[]; . let b:key<fry>[] = copy a in (b,) }"
+
+
+def test_jnp_stack_and_concatenate_of_key_arrays():
+    # JAX 0.10.2: stacking split(key(0), 3)'s rows gives back the (3,) key<fry> array over
+    # [[1797259609, 2579123966], [928981903, 3453687069], [4146024105, 2718843009]]
+    keys = random.split(random.key(0), 3)
+    stacked = jnp.stack([keys[0], keys[1], keys[2]])
+    assert stacked.shape == (3,) and str(stacked.dtype) == "key<fry>"
+    np.testing.assert_array_equal(random.key_data(stacked), [
+        [1797259609, 2579123966], [928981903, 3453687069], [4146024105, 2718843009]])
+    assert random.key_data(jnp.concatenate([keys, keys])).shape == (6, 2)
+
+
+def test_jnp_astype_of_a_key_array_to_its_own_dtype_and_where_over_keys():
+    # JAX 0.10.2: jnp.astype(k, k.dtype) is k (no equation); where(True, key(1), key(0)) picks
+    # key(1) (optax's MultiSteps does astype(where(emit, new, old), old.dtype) on key states)
+    k0, k1 = random.key(0), random.key(1)
+    assert jnp.astype(k0, k0.dtype) is k0
+    assert str(pyjax.make_jaxpr(lambda a: jnp.astype(a, a.dtype))(k0)) == \
+        "{ lambda ; a:key<fry>[]. let  in (a,) }"
+    picked = pyjax.jit(lambda e, a, b: jnp.astype(jnp.where(e, b, a), a.dtype))(True, k0, k1)
+    np.testing.assert_array_equal(random.key_data(picked), [0, 1])

@@ -9,6 +9,7 @@ import numpy as np
 
 from pyjax._src import caches
 from pyjax._src.core.array import ArrayImpl
+from pyjax._src.core.dtypes import ExtendedDType
 from pyjax._src.tree_util import tree_map
 
 
@@ -53,7 +54,8 @@ class ShapeDtypeStruct:
 
     def __init__(self, shape: Any, dtype: Any, *, weak_type: bool = False, sharding: Any = None):
         self.shape = tuple(int(d) for d in shape)
-        self.dtype = np.dtype(dtype)
+        # extended dtypes (key<fry>) stay as they are: NumPy cannot interpret them
+        self.dtype = dtype if isinstance(dtype, ExtendedDType) else np.dtype(dtype)
         self.weak_type = bool(weak_type)
         self.sharding = sharding
 

@@ -132,6 +132,10 @@ def wrap(buf: Any, aval: ShapedArray) -> ArrayImpl:
     return ArrayImpl(buf, aval.weak_type)
 
 
+def _is_extended(x: Any) -> bool:
+    return type(x) is not ArrayImpl and isinstance(x, Array) and not isinstance(x.dtype, np.dtype)
+
+
 def apply_primitive(prim: Any, args: tuple, params: dict) -> Any:
     """Eager evaluation: validate with the abstract rule, compute with the NumPy impl."""
     bufs, avals = [], []
@@ -140,7 +144,9 @@ def apply_primitive(prim: Any, args: tuple, params: dict) -> Any:
         buf, weak = to_buffer(x)
         foreign = foreign or type(x) is not ArrayImpl
         bufs.append(buf)
-        avals.append(ShapedArray(buf.shape, buf.dtype, weak))
+        # an array of an extended dtype (PRNG keys) is typed by its logical shape and dtype;
+        # the impls work on its buffer, whose trailing axes are the key data
+        avals.append(x.aval if _is_extended(x) else ShapedArray(buf.shape, buf.dtype, weak))
     return _run_impl(prim, bufs, params, prim.abstract_eval(*avals, **params),
                      args if foreign else ())
 
@@ -174,6 +180,8 @@ def apply_primitive_cached(prim: Any, args: tuple, params: dict) -> Any:
     for x in args:
         if type(x) is ArrayImpl:
             buf, weak = x._buf, x._weak
+        elif _is_extended(x):  # its physical buffer alone would make a wrong cache key
+            return apply_primitive(prim, args, params)
         else:
             buf, weak = to_buffer(x)
             foreign = True

@@ -306,8 +306,9 @@ def _lift_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
 # The wrapper
 # ---------------------------------------------------------------------------------------------
 
-class JitWrapped:
-    """What `jit(f)` returns: a callable with f's name and docstring."""
+class PjitFunction:
+    """What `jit(f)` returns: a callable with f's name and docstring.  Its type is named as
+    JAX's is (libraries recognise jitted functions by it, e.g. chex's `is_traceable`)."""
 
     def __init__(self, fun: Callable, static_argnums: Sequence[int], static_argnames: Sequence[str],
                  inline: bool = False, donate_argnums: Sequence[int] = (),
@@ -325,6 +326,15 @@ class JitWrapped:
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         return self if obj is None else functools.partial(self, obj)
+
+    @property
+    def __signature__(self) -> inspect.Signature | None:
+        """f's signature, as JAX's jitted functions report it (without it `inspect` takes this
+        `__get__`-bearing object for a builtin method descriptor and finds no signature)."""
+        try:
+            return inspect.signature(self._fun)
+        except (TypeError, ValueError):
+            return None
 
     def _split(self, args: tuple, kwargs: dict) -> tuple[tuple, dict, tuple]:
         statics = []
@@ -555,7 +565,7 @@ def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] | No
         raise TypeError(f"Expected a callable value, got {fun}")
     nums, names, d_nums, d_names = _resolve_argnums(fun, static_argnums, static_argnames,
                                                     donate_argnums, donate_argnames)
-    jitted = JitWrapped(fun, nums, names, inline, d_nums, d_names)
+    jitted = PjitFunction(fun, nums, names, inline, d_nums, d_names)
     if in_shardings is None and out_shardings is None:
         return jitted
     from pyjax._src.parallel.placement import ShardedJit  # shardings checked and applied
