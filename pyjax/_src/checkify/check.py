@@ -107,6 +107,9 @@ def _reduce_any_error(error: Error) -> Error:
     out = init_error
     for effect in error._pred:
         preds, codes, payload = error._pred[effect], error._code[effect], error._payload[effect]
+        if not np.shape(preds):  # this effect's error was not batched
+            out = out._update(effect, preds, codes, {}, payload)
+            continue
         idx = jnp.argsort(preds)[-1]
         n = np.shape(preds)[0]
         # a leaf without the batch axis (a payload the batch did not vary) is the same for all
