@@ -1141,13 +1141,34 @@ def einsum(subscripts: Any, /, *operands: Any, out: Any = None, optimize: Any = 
         else optimize
     operands = tuple(op.__jax_array__() if hasattr(op, "__jax_array__") else op
                      for op in operands)
+    key = None
+    if type(subscripts) is str and builtins.all(
+            isinstance(op, (Array, Tracer, np.ndarray)) for op in operands[1:]):
+        # the path depends on the subscripts and the shapes alone; arrays pass through it
+        key = (subscripts, path_type, *(op.shape for op in operands[1:]))
+        try:
+            contractions = _EINSUM_PATHS.get(key)
+        except TypeError:  # an explicit path (a list)
+            key = contractions = None
+        if contractions is not None:
+            return _einsum([util.as_operand(op) for op in operands[1:]], contractions,
+                           precision, preferred_element_type, _dot_general)
     import opt_einsum  # noqa: PLC0415 - loads on first use (import time)
     operands, contractions = opt_einsum.contract_path(
         *operands, einsum_call=True, use_blas=True, optimize=path_type)
     contractions = tuple((c[0], frozenset(c[1]), c[2]) for c in contractions)
     check_arraylike("einsum", *operands)
+    if key is not None:
+        if len(_EINSUM_PATHS) >= 1024:
+            _EINSUM_PATHS.clear()
+        _EINSUM_PATHS[key] = contractions
     return _einsum([util.as_operand(op) for op in operands], contractions, precision,
                    preferred_element_type, _dot_general)
+
+
+#: (subscripts, path type, operand shapes) -> opt_einsum's contractions, for string subscripts
+_EINSUM_PATHS: dict = {}
+caches.register(_EINSUM_PATHS.clear)
 
 
 def _einsum_sum(x: Any, axes: Sequence[int], preferred: np.dtype) -> Any:

@@ -138,9 +138,12 @@ def _reduction(a: Any, name: str, monoid: str, *, has_identity: bool = True,
         except TypeError:  # an unhashable dtype argument
             plain, plan = False, None
         if plan is not None:
-            rule, dims = plan
+            rule, dims, kept = plan
             result = rule.reduce(a, dims)
-            return shp.expand_dims(result, dims) if keepdims else result
+            if kept is None:
+                return result
+            return shp.broadcast_in_dim_p.bind(result, shape=kept[0], broadcast_dimensions=kept[1],
+                                               sharding=None)
     if out is not None:
         raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
     a = _ensure(name, a)
@@ -186,14 +189,23 @@ def _reduction(a: Any, name: str, monoid: str, *, has_identity: bool = True,
         # no conversion before or after: later calls on this type reduce at once
         if len(_PLANS) >= 1024:
             _PLANS.clear()
-        _PLANS[key] = (rule, dims)
+        _PLANS[key] = (rule, dims, _keepdims_plan(buf.shape, dims) if keepdims else None)
     return util.convert(result, result_dtype, False)
 
 
-#: (reduction, its static arguments, operand type, x64) -> (monoid, axes) for eager calls
-#: that reduce the operand as it is and return the reduction's result as it is
+#: (reduction, its static arguments, operand type, x64) -> (monoid, axes, keepdims plan) for
+#: eager calls that reduce the operand as it is and return the reduction's result as it is
 _PLANS: dict = {}
 caches.register(_PLANS.clear)
+
+
+def _keepdims_plan(shape: tuple, dims: tuple) -> tuple | None:
+    """(shape, broadcast_dimensions) of the broadcast_in_dim by which expand_dims puts the
+    reduced axes `dims` of an operand of `shape` back, or None when it binds nothing."""
+    if not dims:
+        return None
+    return (tuple(1 if i in dims else n for i, n in enumerate(shape)),
+            tuple(i for i in range(len(shape)) if i not in dims))
 
 
 def sum(a: Any, axis: Axis = None, dtype: Any = None, out: Any = None,  # noqa: A001
@@ -272,6 +284,18 @@ def _count(a: Any, axis: Axis, keepdims: bool, where: Any, dtype: np.dtype) -> A
 def mean(a: Any, axis: Axis = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
          *, where: Any = None) -> Any:
     """Arithmetic mean; integers average in the default float type, float16 in float32."""
+    plain = (type(a) is ArrayImpl and out is None and where is None
+             and trace_state.trace is None)  # eager: the checks' outcome is cached by type
+    if plain:
+        key = (axis, dtype, keepdims, a._buf.shape, a._buf.dtype, a._weak, config.x64)
+        try:
+            plan = _MEAN_PLANS.get(key)
+        except TypeError:  # an unhashable axis (a list) or dtype argument
+            plain, plan = False, None
+        if plan is not None:
+            axis, computation_dtype, normalizer, result_dtype = plan
+            total = sum(a, axis, dtype=computation_dtype, keepdims=keepdims)
+            return util.convert(lax.div(total, normalizer), result_dtype, False)
     a = _ensure("mean", a)
     where = _check_where("mean", where)
     if out is not None:
@@ -284,7 +308,18 @@ def mean(a: Any, axis: Axis = None, dtype: Any = None, out: Any = None, keepdims
         result_dtype = computation_dtype = dtypes.check_user_dtype(dtype)
     normalizer = _count(a, axis, keepdims, where, computation_dtype)
     total = sum(a, axis, dtype=computation_dtype, keepdims=keepdims, where=where)
-    return util.convert(lax.div(total, normalizer), result_dtype, False)
+    result = util.convert(lax.div(total, normalizer), result_dtype, False)
+    if plain and type(normalizer) is ArrayImpl:  # later calls on this type skip the checks
+        if len(_MEAN_PLANS) >= 1024:
+            _MEAN_PLANS.clear()
+        _MEAN_PLANS[key] = (axis, computation_dtype, normalizer, result_dtype)
+    return result
+
+
+#: (mean's static arguments, operand type, x64) -> (axes, computation dtype, element count
+#: as an Array of that dtype, result dtype) for eager calls without `where`
+_MEAN_PLANS: dict = {}
+caches.register(_MEAN_PLANS.clear)
 
 
 def _var_promote_types(a_dtype: np.dtype, dtype: np.dtype | None) -> tuple[np.dtype, np.dtype]:
@@ -400,14 +435,50 @@ def count_nonzero(a: Any, axis: Axis = None, keepdims: bool = False) -> Any:
 # Index of the extreme value
 # ---------------------------------------------------------------------------------------------
 
-def _arg_reduction(name: str, prim_fn: Callable) -> Callable:
+def _expand_plan(shape: tuple, positions: Sequence[int]) -> tuple | None:
+    """(shape, broadcast_dimensions) of the broadcast_in_dim that expand_dims binds to put
+    size-1 axes at `positions` of an operand of `shape`, or None when it binds nothing."""
+    if not positions:
+        return None
+    out_ndim = len(shape) + len(positions)
+    axes = sorted(int(d) % out_ndim for d in positions)
+    full = list(shape)
+    for d in axes:
+        full.insert(d, 1)
+    return tuple(full), tuple(i for i in range(out_ndim) if i not in axes)
+
+
+def _arg_reduction(name: str, prim: Any) -> Callable:
+    #: (axis, keepdims, operand type, x64) -> (flat shape or None, params, expand plan)
+    plans: dict = {}
+    caches.register(plans.clear)
+
     def fn(a: Any, axis: int | None = None, out: Any = None,
            keepdims: bool | None = None) -> Any:
+        plain = type(a) is ArrayImpl and out is None and trace_state.trace is None
+        if plain:  # eager: the checks' outcome is cached by operand type
+            key = (axis, keepdims, a._buf.shape, a._buf.dtype, a._weak, config.x64)
+            try:
+                plan = plans.get(key)
+            except TypeError:
+                plain, plan = False, None
+            if plan is not None:
+                flat, params, expand = plan
+                if flat is not None:
+                    a = shp.reshape_p.bind(a, new_sizes=flat, dimensions=None, sharding=None)
+                result = prim.bind(a, **params)
+                if expand is None:
+                    return result
+                return shp.broadcast_in_dim_p.bind(result, shape=expand[0],
+                                                   broadcast_dimensions=expand[1], sharding=None)
         a = _ensure(name, a)
         if out is not None:
             raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
+        flat = None
         if axis is None:
             dims = list(range(np.ndim(a)))
+            if np.ndim(a) != 1:  # reshape binds nothing when the shape stays
+                flat = (np.size(a),)
             a = shp.reshape(a, (np.size(a),))
             axis = 0
         else:
@@ -415,11 +486,19 @@ def _arg_reduction(name: str, prim_fn: Callable) -> Callable:
             dims = [axis]
         if np.shape(a)[axis] == 0:
             raise ValueError(f"attempt to get {name} of an empty sequence")
-        result = prim_fn(a, util.canonicalize_axis(axis, np.ndim(a)),
-                         dtypes.default_int_dtype())
+        params = dict(axes=(util.canonicalize_axis(axis, np.ndim(a)),),
+                      index_dtype=dtypes.check_user_dtype(dtypes.default_int_dtype()))
+        result = prim.bind(a, **params)
+        expand = None
         if keepdims:
             ndim = np.ndim(result) + len(dims)
-            result = shp.expand_dims(result, [util.canonicalize_axis(d, ndim) for d in dims])
+            positions = [util.canonicalize_axis(d, ndim) for d in dims]
+            expand = _expand_plan(np.shape(result), positions)
+            result = shp.expand_dims(result, positions)
+        if plain:
+            if len(plans) >= 1024:
+                plans.clear()
+            plans[key] = (flat, params, expand)
         return result
 
     fn.__name__ = fn.__qualname__ = name
@@ -427,8 +506,8 @@ def _arg_reduction(name: str, prim_fn: Callable) -> Callable:
     return fn
 
 
-argmax = _arg_reduction("argmax", red.argmax)
-argmin = _arg_reduction("argmin", red.argmin)
+argmax = _arg_reduction("argmax", red.argmax_p)
+argmin = _arg_reduction("argmin", red.argmin_p)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import numpy as np
 
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import ArrayImpl
-from pyjax._src.core.trace import Tracer
+from pyjax._src.core.trace import Tracer, trace_state
 from pyjax._src.numpy import util
 from pyjax._src.numpy.util import (
     check_arraylike, lax_const, promote_args, promote_args_inexact, promote_args_numeric,
@@ -818,9 +818,19 @@ def imag(val: Any, /) -> Any:
 # clip (jitted in JAX)
 # ---------------------------------------------------------------------------------------------
 
+#: bound types clip's eager fast path takes (none of them complex)
+_CLIP_BOUNDS = frozenset((int, float, type(None)))
+
+
 @staged_as_jit
 def clip(arr: Any = None, /, min: Any = None, max: Any = None) -> Any:  # noqa: A002
     """Limit values to [min, max] (either bound may be None)."""
+    if (type(arr) is ArrayImpl and type(min) in _CLIP_BOUNDS and type(max) in _CLIP_BOUNDS
+            and arr._buf.dtype.kind != "c" and trace_state.trace is None):
+        # eager, a real array and Python bounds: nothing for the checks below to reject
+        if min is not None:
+            arr = maximum(min, arr)
+        return arr if max is None else minimum(max, arr)
     if arr is None:
         raise ValueError("No input was provided to the clip function.")
     check_arraylike("clip", arr)

@@ -65,7 +65,10 @@ def _broadcast_in_dim_impl(x: np.ndarray, *, shape: tuple, broadcast_dimensions:
     expanded = [1] * len(shape)
     for d, size in zip(broadcast_dimensions, np.shape(x)):
         expanded[d] = size
-    return np.broadcast_to(np.reshape(x, expanded), shape)
+    x = np.asarray(x).reshape(expanded)
+    if x.shape == tuple(shape):  # only size-1 axes added: the reshaped view is the result
+        return x
+    return np.broadcast_to(x, shape)
 
 
 def _broadcast_in_dim_pp(eqn: Any, context: Any) -> Any:

@@ -87,7 +87,7 @@ class KeyTy(dtypes.ExtendedDType):
 
 def check_key_data(impl: PRNGImpl, data: Any) -> None:
     """Raise JAX's TypeError unless `data` can be the key data of `impl`'s keys."""
-    if not all(hasattr(data, attr) for attr in ("ndim", "shape", "dtype")):
+    if not (hasattr(data, "ndim") and hasattr(data, "shape") and hasattr(data, "dtype")):
         raise TypeError("JAX encountered invalid PRNG key data: expected key_data to have ndim, "
                         f"shape, and dtype attributes. Got {data}")
     if data.ndim < 1:
