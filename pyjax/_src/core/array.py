@@ -198,6 +198,12 @@ class ArrayImpl(Array):
             return SingleDeviceSharding(default_device())
 
     @property
+    def format(self) -> Any:
+        """Layout and sharding (`jax.experimental.layout.Format`): buffers are row-major."""
+        from pyjax._src.layout import array_format
+        return array_format(self)
+
+    @property
     def committed(self) -> bool:
         """Whether the array was placed on a device explicitly (`device_put(x, device)`);
         `_committed` is only ever set then, so plain arrays cost nothing extra."""
