@@ -10,6 +10,7 @@ import numpy as np
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import pp_eqn_standard
+from pyjax._src.primitives import _blas_threads
 from pyjax._src.primitives._accumulation import accumulation_dtype
 from pyjax._src.primitives._rules import NUMBER, check_kinds, make_primitive
 from pyjax._src.primitives.enums import (
@@ -136,7 +137,8 @@ def _dot_general_impl(x: np.ndarray, y: np.ndarray, *, dimension_numbers: Any,
                       out_sharding: Any = None) -> np.ndarray:
     """Batch axes first, then x's free axes, then y's: one matmul over (batch, m, k) x
     (batch, k, n) after transposing (views) and reshaping.  Operands are converted to the
-    result type first (the preferred type accumulates: int8 x int8 -> int32 does not wrap)."""
+    result type first (the preferred type accumulates: int8 x int8 -> int32 does not wrap).
+    BLAS products run on a thread count chosen by size (`_blas_threads`)."""
     lc, rc, lb, rb = _dims(dimension_numbers)
     out_dtype = _result_dtype(x.dtype, y.dtype, precision, preferred_element_type)
     compute = _algorithm_compute_dtype(precision) or out_dtype
@@ -152,14 +154,34 @@ def _dot_general_impl(x: np.ndarray, y: np.ndarray, *, dimension_numbers: Any,
     rshape = yt.shape[nb + len(rc):]
     k = math.prod(xt.shape[nb + len(lfree):])
     wide = accumulation_dtype(compute, k)
-    if wide is not None and math.prod(bshape) * math.prod(lshape) * math.prod(rshape) <= _SMALL:
+    size = math.prod(bshape) * math.prod(lshape) * math.prod(rshape)
+    if wide is not None and size <= _SMALL:
         xt, yt = xt.astype(wide), yt.astype(wide)  # long vector dots: BLAS drifts in float32
+    flops = 2 * size * k
+    if xt.dtype.char not in _BLAS_TYPES or flops < _blas_threads.FLOOR_FLOPS:
+        # NumPy's own loops (integers, bool, half floats) or a BLAS call too small to thread
+        return _matmul(xt, yt, nb, bshape, lshape, rshape, k).astype(out_dtype, copy=False)
+    restore = _blas_threads.enter(flops)
+    try:
+        out = _matmul(xt, yt, nb, bshape, lshape, rshape, k)
+    finally:
+        _blas_threads.leave(restore)
+    return out.astype(out_dtype, copy=False)
+
+
+#: NumPy type codes whose products call the BLAS (float32/64, complex64/128)
+_BLAS_TYPES = frozenset("fdFD")
+
+
+def _matmul(xt: np.ndarray, yt: np.ndarray, nb: int, bshape: tuple, lshape: tuple,
+            rshape: tuple, k: int) -> np.ndarray:
+    """The product of the transposed operands as one (batched) matrix product."""
     if nb:
         out = np.matmul(xt.reshape((*bshape, math.prod(lshape), k)),
                         yt.reshape((*bshape, k, math.prod(rshape))))
     else:
         out = np.dot(xt.reshape((math.prod(lshape), k)), yt.reshape((k, math.prod(rshape))))
-    return out.reshape((*bshape, *lshape, *rshape)).astype(out_dtype, copy=False)
+    return out.reshape((*bshape, *lshape, *rshape))
 
 
 def _dot_general_pp(eqn: Any, context: Any) -> Any:
