@@ -248,3 +248,20 @@ def test_jitted_function_type_is_named_pjit_function():
     jitted = jax.jit(lambda x: x)
     assert type(jitted).__name__ == "PjitFunction"
     assert repr(jitted).startswith("<PjitFunction of <function ")
+
+
+def test_cache_keeps_recently_used_traces():
+    """The per-function trace cache drops the least recently used trace, not the oldest: a
+    shape used all along survives many one-off shapes."""
+    from pyjax._src.transforms import jit as jit_module
+    traces = []
+
+    @jax.jit
+    def f(x):
+        traces.append(x.shape)
+        return x + 1
+    f(jnp.ones(1))
+    for n in range(2, jit_module.CACHE_SIZE + 100):
+        f(jnp.ones(n))
+        f(jnp.ones(1))
+    assert traces.count((1,)) == 1

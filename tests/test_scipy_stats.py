@@ -396,18 +396,11 @@ KNOWN: dict[tuple[str, bool], str] = {
 KNOWN_VALUES: dict[tuple[str, bool], str] = {}
 
 
-#: cases whose text depends on which tests ran before: after the fuzz suite's many `_where`
-#: signatures, one of mode's three `_where` calls is traced afresh (jit's per-function cache
-#: evicts first-in-first-out) and prints inline instead of by its shared name
-ORDER_DEPENDENT = {("mode_axis0", False)}
-
 
 def _marks(rec: dict) -> list:
     key = (rec["name"], rec["x64"])
     if key in KNOWN:
         return [pytest.mark.xfail(reason=KNOWN[key], strict=True)]
-    if key in ORDER_DEPENDENT:
-        return [pytest.mark.xfail(reason="order-dependent jit cache eviction", strict=False)]
     return []
 
 

@@ -34,7 +34,8 @@ from pyjax._src.transforms.staging import (
     DebugInfo, abstractify, fun_sourceinfo, trace_to_jaxpr)
 from pyjax._src.tree_util import tree_flatten, tree_unflatten
 
-CACHE_SIZE = 512  # traces kept per function; the oldest is dropped first
+CACHE_SIZE = 512  # traces kept per function; the least recently used is dropped first
+_REFRESH_AT = CACHE_SIZE // 2  # from this many traces on, a hit also renews recency
 
 # ---------------------------------------------------------------------------------------------
 # The call primitive
@@ -365,7 +366,11 @@ class PjitFunction:
         key = (in_tree, bool(kwargs_), statics, config.trace_key(),
                *[_leaf_signature(x) for x in leaves])
         entry = self._cache.get(key)
-        if entry is None:
+        if entry is not None:
+            if len(self._cache) > _REFRESH_AT:  # near the bound: least recently used goes
+                self._cache.pop(key, None)
+                self._cache[key] = entry
+        else:
             if config.no_tracing:  # jax.no_tracing(): a cache miss is an error (issue 13)
                 raise RuntimeError(f"re-tracing function {fun_sourceinfo(self._fun)} for "
                                    "`jit`, but 'no_tracing' is set")
