@@ -69,7 +69,7 @@ from pyjax._src.state import Ref, freeze, new_ref  # noqa: F401,E402
 # listed below): exact on one synchronous host process.
 from pyjax._src.api_misc import (  # noqa: F401,E402
     copy_to_host_async, effects_barrier, process_indices)
-from pyjax._src.config import jax2tf_associative_scan_reductions, thread_guard  # noqa: F401,E402
+from pyjax._src.config import jax2tf_associative_scan_reductions  # noqa: F401,E402
 
 # Heavier user-facing packages load on first use (`pyjax.nn`, `pyjax.scipy`, `pyjax.debug`).
 from pyjax._src import lazy_loader as _lazy  # noqa: E402

@@ -1,6 +1,6 @@
 """Small top-level functions and options of JAX 0.10.2 (checked against JAX by hand: same
 values and defaults): effects_barrier, copy_to_host_async, process_indices, and the options
-jax2tf_associative_scan_reductions and thread_guard (context managers with `.value`)."""
+jax2tf_associative_scan_reductions (a context manager with `.value`)."""
 from __future__ import annotations
 
 import numpy as np
@@ -34,8 +34,7 @@ def test_copy_to_host_async_returns_the_tree() -> None:
 
 
 @pytest.mark.parametrize("name,option", [
-    ("jax2tf_associative_scan_reductions", "jax2tf_associative_scan_reductions"),
-    ("thread_guard", "jax_thread_guard")])
+    ("jax2tf_associative_scan_reductions", "jax2tf_associative_scan_reductions")])
 def test_boolean_options(name: str, option: str) -> None:
     state = getattr(pyjax, name)
     assert state.value is False and getattr(pyjax.config, option) is False

@@ -58,10 +58,9 @@ _OPTIONS: dict[str, tuple[str, Any]] = {
     "jax_raise_persistent_cache_errors": ("raise_persistent_cache_errors", False),
     "jax_no_tracing": ("no_tracing", False),
     "jax_no_execution": ("no_execution", False),
-    # accepted with no effect here: jax2tf's lowering choice (pyjax has no jax2tf) and the
-    # guard on multi-process operations issued from another thread (pyjax is one process)
+    # jax2tf's lowering choice for cumulative reductions: no effect outside jax2tf (in JAX
+    # too), and pyjax has no jax2tf
     "jax2tf_associative_scan_reductions": ("jax2tf_associative_scan_reductions", False),
-    "jax_thread_guard": ("thread_guard", False),
     # pyjax's own: compile tier 1 kernels before the first call instead of in the background
     "jax_compile_sync": ("compile_sync", False),
 }
@@ -97,7 +96,7 @@ _BOOL_OPTIONS = frozenset(
      "threefry_partitionable", "explain_cache_misses", "check_tracer_leaks",
      "enable_custom_prng", "debug_key_reuse", "enable_compilation_cache",
      "raise_persistent_cache_errors", "no_tracing", "no_execution", "compile_sync",
-     "jax2tf_associative_scan_reductions", "thread_guard"))
+     "jax2tf_associative_scan_reductions"))
 
 
 class _Overrides(threading.local):
@@ -369,7 +368,6 @@ transfer_guard_host_to_device = State("jax_transfer_guard_host_to_device")
 transfer_guard_device_to_host = State("jax_transfer_guard_device_to_host")
 transfer_guard_device_to_device = State("jax_transfer_guard_device_to_device")
 jax2tf_associative_scan_reductions = State("jax2tf_associative_scan_reductions", True)
-thread_guard = State("jax_thread_guard", True)
 
 
 @contextlib.contextmanager

@@ -14,7 +14,6 @@ import numpy as np
 
 from pyjax._src.backend.dispatch import to_buffer
 from pyjax._src.errors import InconclusiveDimensionOperation, JaxprTypeError  # noqa: F401
-from pyjax._src.core import dtypes
 from pyjax._src.core import primitive as _primitive
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
@@ -174,11 +173,8 @@ def mapped_aval(size: int, axis: int | None, aval: ShapedArray) -> ShapedArray:
 def unmapped_aval(size: int, axis: int | None, aval: ShapedArray,
                   explicit_mesh_axis: Any = None) -> ShapedArray:
     """`aval` with a mapped axis of `size` inserted at `axis` (None: unchanged)."""
-    if axis is None:
-        return aval
-    shape = list(aval.shape)
-    shape.insert(axis, size)
-    return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
+    from pyjax._src.transforms.batching import unmapped_aval as insert_axis
+    return aval if axis is None else insert_axis(aval, size, axis)
 
 
 def subjaxprs(jaxpr: Jaxpr) -> list[Jaxpr]:
@@ -203,8 +199,8 @@ def gensym(suffix: str = "") -> Callable[[ShapedArray], Var]:
 
 
 def primal_dtype_to_tangent_dtype(dtype: Any) -> Any:
-    """Tangents of integers and booleans are float0, as in JAX."""
-    return dtype if dtypes.is_inexact(dtype) else dtypes.float0
+    """Tangents of integers and booleans are float0, as in JAX (ShapedArray's rule)."""
+    return ShapedArray((), dtype).to_tangent_aval().dtype
 
 
 def check_jaxpr(jaxpr: Jaxpr) -> None:

@@ -28,10 +28,9 @@ def _is_device(x: Any) -> bool:
 def _user_source() -> str:
     """The innermost caller frame outside pyjax, as JAX summarizes a source location:
     `file:line:column (function)` (column 0-based; left out when 0)."""
-    import pyjax
-    root = pyjax.__path__[0]
+    from pyjax._src.core.source_info import include_filename
     frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename.startswith(root):
+    while frame is not None and not include_filename(frame.f_code.co_filename):
         frame = frame.f_back
     if frame is None:
         return "unknown"
