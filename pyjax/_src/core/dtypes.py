@@ -13,6 +13,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
+from pyjax._src.core.trace_state import note_side_effect
 from pyjax._src.config import config
 
 bool_ = np.dtype(np.bool_)
@@ -101,6 +102,7 @@ def _warn_truncated(requested: np.dtype, got: np.dtype, context: str | None) -> 
     while frame is not None and frame.f_code.co_filename.startswith(_PYJAX_DIR):
         level, frame = level + 1, frame.f_back
     where = f" requested in {context}" if context else ""
+    note_side_effect()
     warnings.warn(f"Explicitly requested dtype {requested}{where} is not available, and will be "
                   f"truncated to dtype {got.name}. To enable more dtypes, set the jax_enable_x64 "
                   "configuration option or the JAX_ENABLE_X64 shell environment variable. See "

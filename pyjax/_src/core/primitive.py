@@ -11,6 +11,9 @@
     effectful                           has effects beyond its outputs: never dropped as dead
     const_fold(*args, **params)         outputs for constant operands, or None: used when a
                                         jaxpr is inlined into a trace (JAX's const_fold_rules)
+    specialize(*avals, **params)        the impl for operands of these types with the params
+                                        bound (work that depends on them done once), or None:
+                                        eager plans call it on buffers instead of impl
 """
 from __future__ import annotations
 
@@ -45,6 +48,7 @@ class Primitive:
         self.partial_eval: Callable[..., Any] | None = None
         self.effectful = False
         self.const_fold: Callable[..., Any] | None = None
+        self.specialize: Callable[..., Any] | None = None
         if self.census:
             registry[name] = self
 

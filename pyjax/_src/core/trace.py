@@ -8,23 +8,16 @@ UnexpectedTracerError when used (they leaked out of the transformation).
 from __future__ import annotations
 
 import operator
-import threading
 import types
 from typing import Any
 
 from pyjax._src import errors
 from pyjax._src.core.array import Array
 from pyjax._src.core.avals import ShapedArray
+from pyjax._src.core.trace_state import trace_state
 
 
 _MISSING = object()
-
-
-class _TraceState(threading.local):
-    trace: "Trace | None" = None
-
-
-trace_state = _TraceState()
 
 
 class use_trace:
@@ -55,6 +48,10 @@ class Trace:
     def finish(self) -> None:
         """Mark the trace dead: any tracer of it used from now on is a leak."""
         self.alive = False
+
+    def side_effect(self) -> None:
+        """Called when the function running under this trace does something other than bind
+        primitives, such as warn (eager plans refuse to replay it)."""
 
     def describe_dependence(self, tracer: "Tracer") -> str:
         """Why `tracer` is not concrete (the paragraph tracer errors print)."""

@@ -12,6 +12,7 @@ import numpy as np
 
 import pyjax.numpy as jnp
 from pyjax import lax
+from pyjax._src.core.trace_state import note_side_effect
 from pyjax._src.compat.core import concrete_or_error
 from pyjax._src.config import config
 from pyjax._src.core import dtypes
@@ -342,6 +343,7 @@ def one_hot(x: Any, num_classes: int, *, dtype: Any | None = None, axis: Any = -
     num_classes = concrete_or_error(operator.index, num_classes, _NUM_CLASSES_CONTEXT)
     x_arr = jnp.asarray(x)
     if not jnp.isdtype(x_arr.dtype, "integral"):
+        note_side_effect()
         warnings.warn(f"jax.nn.one_hot input should be integer-typed; got dtype={x_arr.dtype}",
                       DeprecationWarning, stacklevel=2)
     dtype = dtypes.default_float_dtype() if dtype is None else dtype

@@ -19,6 +19,7 @@ import numpy as np
 
 import pyjax.numpy as jnp
 from pyjax import lax
+from pyjax._src.core.trace_state import note_side_effect
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.numpy.util import staged_as_jit
@@ -355,6 +356,7 @@ def scaled_dot_general(lhs: Any, rhs: Any, dimension_numbers: Any,
     """dot_general of block-quantized operands (configs for lhs, rhs and the cotangent, from
     get_scaled_dot_general_config); without configs, a plain lax.dot_general."""
     if implementation is not None:
+        note_side_effect()
         warnings.warn("Backend selector, now ignored. The system chooses the backend "
                       "automatically.", DeprecationWarning, stacklevel=2)
     if configs is None:

@@ -15,6 +15,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
+from pyjax._src.core.trace_state import note_side_effect
 from pyjax._src import errors
 from pyjax._src.config import config
 from pyjax._src.core import dtypes
@@ -840,6 +841,7 @@ def _warn_unsafe_cast(x: Any, y: Any) -> None:
     if xd == yd:
         return
     if dtypes.promote([util.type_of(y), (xd, False)])[0] != xd:
+        note_side_effect()
         warnings.warn(
             f"scatter inputs have incompatible types: cannot safely cast value from "
             f"dtype={yd} to dtype={xd} with jax_numpy_dtype_promotion="

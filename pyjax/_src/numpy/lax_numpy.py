@@ -15,14 +15,13 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from pyjax._src import caches, errors
-from pyjax._src.config import config
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import Array, ArrayImpl
-from pyjax._src.core.trace import Tracer, trace_state
-from pyjax._src.primitives.enums import canonicalize_precision
+from pyjax._src.core.trace import Tracer
 from pyjax._src.numpy import ufuncs
 from pyjax._src.parallel.placement import place_created, with_out_sharding
 from pyjax._src.numpy import util
+from pyjax._src.backend.eager_plans import planned
 from pyjax._src.numpy.util import canonicalize_axis, check_arraylike, staged_as_jit
 from pyjax._src.primitives import dot as dot_prims
 from pyjax._src.primitives import elementwise as lax
@@ -484,6 +483,7 @@ def reshape_method(a: Any, shape: Any, order: str = "C") -> Any:
     raise ValueError(f"Unexpected value for 'order' argument: {order}.")
 
 
+@planned
 def reshape(a: Any, shape: Any = None, order: str = "C", *, newshape: Any = None,
             copy: Any = None) -> Any:
     """Change the shape; one dimension may be -1."""
@@ -495,6 +495,7 @@ def reshape(a: Any, shape: Any = None, order: str = "C", *, newshape: Any = None
     return reshape_method(util.as_operand(a), shape, order)
 
 
+@planned
 def ravel(a: Any, order: str = "C") -> Any:
     """The flattened array."""
     a = _ensure("ravel", a)
@@ -503,6 +504,7 @@ def ravel(a: Any, order: str = "C") -> Any:
     return reshape(a, (np.size(a),), order)
 
 
+@planned
 def transpose(a: Any, axes: Sequence[int] | None = None) -> Any:
     """Permute axes (reverse them by default)."""
     a = _ensure("transpose", a)
@@ -526,6 +528,7 @@ def matrix_transpose(x: Any, /) -> Any:
     return shp.transpose(x, (*range(nd - 2), nd - 1, nd - 2))
 
 
+@planned
 def swapaxes(a: Any, axis1: int, axis2: int) -> Any:
     """Exchange two axes."""
     a = _ensure("swapaxes", a)
@@ -534,6 +537,7 @@ def swapaxes(a: Any, axis1: int, axis2: int) -> Any:
     return shp.transpose(a, list(perm))
 
 
+@planned
 def moveaxis(a: Any, source: int | Sequence[int], destination: int | Sequence[int]) -> Any:
     """Move axes to new positions, keeping the order of the others."""
     a = _ensure("moveaxis", a)
@@ -548,6 +552,7 @@ def moveaxis(a: Any, source: int | Sequence[int], destination: int | Sequence[in
     return shp.transpose(a, perm)
 
 
+@planned
 def squeeze(a: Any, axis: int | Sequence[int] | None = None) -> Any:
     """Remove size-1 axes (all of them, or those named by `axis`)."""
     a = _ensure("squeeze", a)
@@ -559,6 +564,7 @@ def squeeze(a: Any, axis: int | Sequence[int] | None = None) -> Any:
     return shp.squeeze(a, dims)
 
 
+@planned
 def expand_dims(a: Any, axis: int | Sequence[int]) -> Any:
     """Insert size-1 axes at `axis`."""
     a = _ensure("expand_dims", a)
@@ -587,6 +593,7 @@ def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
     return lax_extra.broadcast_shapes(*((s,) if isinstance(s, int) else s for s in shapes))
 
 
+@planned
 def concatenate(arrays: Any, axis: int | None = 0, dtype: Any = None) -> Any:
     """Join arrays along an existing axis (flattening them first when axis is None)."""
     if isinstance(arrays, (np.ndarray, Array)):
@@ -622,6 +629,7 @@ def _concatenate_array(arr: Any, axis: int | None, dtype: Any) -> Any:
     return shp.reshape(arr, new_shape, [*range(1, axis + 1), 0, *range(axis + 1, len(s))])
 
 
+@planned
 def stack(arrays: Any, axis: int = 0, out: Any = None, dtype: Any = None) -> Any:
     """Join arrays of one shape along a new axis."""
     if not len(arrays):
@@ -695,6 +703,7 @@ def atleast_3d(*arys: Any) -> Any:
     return arr if new_axes is None else shp.expand_dims(arr, new_axes)
 
 
+@planned
 def astype(x: Any, dtype: Any, /, *, copy: bool = False, device: Any = None) -> Any:
     """x converted to `dtype` (the default float type when None)."""
     x = _ensure("astype", x)
@@ -921,52 +930,9 @@ def _output_type(a: Any, b: Any, preferred_element_type: Any) -> tuple[np.dtype,
     return dtypes.check_user_dtype(preferred_element_type), False
 
 
-#: (operand types, x64, which product) -> (dot_general params, result dtype, weak): the
-#: promotion and dimension numbers of eager dot/matmul of two arrays, worked out once
-_PRODUCT_PLANS: dict = {}
-caches.register(_PRODUCT_PLANS.clear)
-
-
-def _eager_product(name: str, a: Any, b: Any, contract: Callable[[int, int], tuple]) -> Any:
-    """dot/matmul of two concrete arrays of at most two axes, with the default precision and
-    result type: dot_general as the general path binds it, then the same conversion."""
-    ab, bb = a._buf, b._buf
-    key = (name, ab.shape, ab.dtype, a._weak, bb.shape, bb.dtype, b._weak, config.x64)
-    plan = _PRODUCT_PLANS.get(key)
-    if plan is None:
-        out_dtype, out_weak = _output_type(a, b, None)
-        dims = (contract(ab.ndim, bb.ndim), ((), ()))
-        params = {"dimension_numbers": dims, "precision": canonicalize_precision(None),
-                  "preferred_element_type": dtypes.check_user_dtype(out_dtype),
-                  "out_sharding": None}
-        plan = (params, out_dtype, out_weak)
-        if len(_PRODUCT_PLANS) >= 1024:
-            _PRODUCT_PLANS.clear()
-        _PRODUCT_PLANS[key] = plan
-    params, out_dtype, out_weak = plan
-    return util.convert(dot_prims.dot_general_p.bind(a, b, **params), out_dtype, out_weak)
-
-
-def _dot_contract(na: int, nb: int) -> tuple:
-    return ((), ()) if na == 0 or nb == 0 else ((na - 1,), (0 if nb == 1 else nb - 2,))
-
-
-def _matmul_contract(na: int, nb: int) -> tuple:
-    return ((na - 1,), (nb - 1 - (nb > 1),))
-
-
-def _plain_product(a: Any, b: Any, precision: Any, preferred_element_type: Any,
-                   min_ndim: int) -> bool:
-    """Whether dot/matmul may take `_eager_product`: concrete arrays, eager, defaults."""
-    return (type(a) is ArrayImpl and type(b) is ArrayImpl and precision is None
-            and preferred_element_type is None and trace_state.trace is None
-            and min_ndim <= a._buf.ndim <= 2 and min_ndim <= b._buf.ndim <= 2)
-
-
+@planned
 def dot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
     """NumPy's dot: contract a's last axis with b's second-to-last (or only) axis."""
-    if _plain_product(a, b, precision, preferred_element_type, 0):
-        return _eager_product("dot", a, b, _dot_contract)
     check_arraylike("dot", a, b)
     a, b = util.as_operand(a), util.as_operand(b)
     out_dtype, out_weak = _output_type(a, b, preferred_element_type)
@@ -979,10 +945,9 @@ def dot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = 
     return util.convert(result, out_dtype, out_weak)
 
 
+@planned
 def matmul(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
     """Matrix product with NumPy's broadcasting of leading (batch) axes."""
-    if _plain_product(a, b, precision, preferred_element_type, 1):
-        return _eager_product("matmul", a, b, _matmul_contract)
     check_arraylike("matmul", a, b)
     a, b = util.as_operand(a), util.as_operand(b)
     for i, x in enumerate((a, b)):
@@ -1048,6 +1013,7 @@ def matmul(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any
     return util.convert(result, out_dtype, out_weak)
 
 
+@planned
 def vdot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
     """Dot product of the flattened arrays, conjugating a."""
     check_arraylike("vdot", a, b)
@@ -1058,6 +1024,7 @@ def vdot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any =
                preferred_element_type=preferred_element_type)
 
 
+@planned
 def tensordot(a: Any, b: Any, axes: Any = 2, *, precision: Any = None,
               preferred_element_type: Any = None) -> Any:
     """Contract the last `axes` axes of a with the first of b (or the given axis lists)."""
@@ -1090,6 +1057,7 @@ def tensordot(a: Any, b: Any, axes: Any = 2, *, precision: Any = None,
     return util.convert(result, out_dtype, out_weak)
 
 
+@planned
 def inner(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
     """Contract the last axes of a and b."""
     check_arraylike("inner", a, b)
@@ -1102,6 +1070,7 @@ def inner(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any 
                      preferred_element_type=preferred_element_type)
 
 
+@planned
 def outer(a: Any, b: Any, out: Any = None) -> Any:
     """a[:, None] * b[None, :] of the flattened arrays."""
     if out is not None:
@@ -1128,6 +1097,7 @@ def unoptimized_path() -> Any:
     return Unoptimized()
 
 
+@planned
 def einsum(subscripts: Any, /, *operands: Any, out: Any = None, optimize: Any = "auto",
            precision: Any = None, preferred_element_type: Any = None,
            _dot_general: Callable[..., Any] = dot_prims.dot_general) -> Any:

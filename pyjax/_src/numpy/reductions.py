@@ -11,12 +11,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from pyjax._src import caches
-from pyjax._src.config import config
 from pyjax._src.core import dtypes
-from pyjax._src.core.array import ArrayImpl
-from pyjax._src.core.trace import trace_state
 from pyjax._src.numpy import util
+from pyjax._src.backend.eager_plans import planned
 from pyjax._src.numpy.util import lax_const
 from pyjax._src.numpy.util import check_arraylike, promote_dtypes_numeric, staged_as_jit
 from pyjax._src.primitives import elementwise as lax
@@ -127,27 +124,9 @@ def _reduction(a: Any, name: str, monoid: str, *, has_identity: bool = True,
                init_val: Any = None) -> Any:
     """The shared body of sum, prod, max, min, all and any (init_val: where's fill value when
     it is not the monoid's identity, as for bitwise_and.reduce's -1)."""
-    plain = (type(a) is ArrayImpl and out is None and where is None and initial is None
-             and trace_state.trace is None)  # eager: the checks' outcome is cached by type
-    if plain:
-        buf = a._buf
-        key = (name, monoid, preproc, upcast_f16_for_computation, axis, dtype, keepdims,
-               promote_integers, buf.shape, buf.dtype, a._weak, config.x64)
-        try:
-            plan = _PLANS.get(key)
-        except TypeError:  # an unhashable dtype argument
-            plain, plan = False, None
-        if plan is not None:
-            rule, dims, kept = plan
-            result = rule.reduce(a, dims)
-            if kept is None:
-                return result
-            return shp.broadcast_in_dim_p.bind(result, shape=kept[0], broadcast_dimensions=kept[1],
-                                               sharding=None)
     if out is not None:
         raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
     a = _ensure(name, a)
-    original = a
     where = _check_where(name, where)
     if initial is None and not has_identity and where is not None:
         raise ValueError(f"reduction operation {name} does not have an identity, so to use a "
@@ -185,29 +164,10 @@ def _reduction(a: Any, name: str, monoid: str, *, has_identity: bool = True,
         result = rule.op(initial_arr, result)
     if keepdims:
         result = shp.expand_dims(result, dims)
-    if plain and a is original and result_dtype == computation_dtype:
-        # no conversion before or after: later calls on this type reduce at once
-        if len(_PLANS) >= 1024:
-            _PLANS.clear()
-        _PLANS[key] = (rule, dims, _keepdims_plan(buf.shape, dims) if keepdims else None)
     return util.convert(result, result_dtype, False)
 
 
-#: (reduction, its static arguments, operand type, x64) -> (monoid, axes, keepdims plan) for
-#: eager calls that reduce the operand as it is and return the reduction's result as it is
-_PLANS: dict = {}
-caches.register(_PLANS.clear)
-
-
-def _keepdims_plan(shape: tuple, dims: tuple) -> tuple | None:
-    """(shape, broadcast_dimensions) of the broadcast_in_dim by which expand_dims puts the
-    reduced axes `dims` of an operand of `shape` back, or None when it binds nothing."""
-    if not dims:
-        return None
-    return (tuple(1 if i in dims else n for i, n in enumerate(shape)),
-            tuple(i for i in range(len(shape)) if i not in dims))
-
-
+@planned
 def sum(a: Any, axis: Axis = None, dtype: Any = None, out: Any = None,  # noqa: A001
         keepdims: bool = False, initial: Any = None, where: Any = None,
         promote_integers: bool = True) -> Any:
@@ -218,6 +178,7 @@ def sum(a: Any, axis: Axis = None, dtype: Any = None, out: Any = None,  # noqa: 
                       promote_integers=promote_integers)
 
 
+@planned
 def prod(a: Any, axis: Axis = None, dtype: Any = None, out: Any = None,
          keepdims: bool = False, initial: Any = None, where: Any = None,
          promote_integers: bool = True) -> Any:
@@ -228,6 +189,7 @@ def prod(a: Any, axis: Axis = None, dtype: Any = None, out: Any = None,
                       promote_integers=promote_integers)
 
 
+@planned
 def max(a: Any, axis: Axis = None, out: Any = None, keepdims: bool = False,  # noqa: A001
         initial: Any = None, where: Any = None) -> Any:
     """Maximum over `axis` (all axes by default)."""
@@ -235,6 +197,7 @@ def max(a: Any, axis: Axis = None, out: Any = None, keepdims: bool = False,  # n
                       out=out, keepdims=keepdims, initial=initial, where=where)
 
 
+@planned
 def min(a: Any, axis: Axis = None, out: Any = None, keepdims: bool = False,  # noqa: A001
         initial: Any = None, where: Any = None) -> Any:
     """Minimum over `axis` (all axes by default)."""
@@ -242,6 +205,7 @@ def min(a: Any, axis: Axis = None, out: Any = None, keepdims: bool = False,  # n
                       out=out, keepdims=keepdims, initial=initial, where=where)
 
 
+@planned
 def all(a: Any, axis: Axis = None, out: Any = None, keepdims: bool = False, *,  # noqa: A001
         where: Any = None) -> Any:
     """Whether every element over `axis` is true."""
@@ -249,6 +213,7 @@ def all(a: Any, axis: Axis = None, out: Any = None, keepdims: bool = False, *,  
                       out=out, keepdims=keepdims, where=where)
 
 
+@planned
 def any(a: Any, axis: Axis = None, out: Any = None, keepdims: bool = False, *,  # noqa: A001
         where: Any = None) -> Any:
     """Whether some element over `axis` is true."""
@@ -281,21 +246,10 @@ def _count(a: Any, axis: Axis, keepdims: bool, where: Any, dtype: np.dtype) -> A
     return sum(lax_extra.broadcast_to(where, np.shape(a)), axis, dtype=dtype, keepdims=keepdims)
 
 
+@planned
 def mean(a: Any, axis: Axis = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
          *, where: Any = None) -> Any:
     """Arithmetic mean; integers average in the default float type, float16 in float32."""
-    plain = (type(a) is ArrayImpl and out is None and where is None
-             and trace_state.trace is None)  # eager: the checks' outcome is cached by type
-    if plain:
-        key = (axis, dtype, keepdims, a._buf.shape, a._buf.dtype, a._weak, config.x64)
-        try:
-            plan = _MEAN_PLANS.get(key)
-        except TypeError:  # an unhashable axis (a list) or dtype argument
-            plain, plan = False, None
-        if plan is not None:
-            axis, computation_dtype, normalizer, result_dtype = plan
-            total = sum(a, axis, dtype=computation_dtype, keepdims=keepdims)
-            return util.convert(lax.div(total, normalizer), result_dtype, False)
     a = _ensure("mean", a)
     where = _check_where("mean", where)
     if out is not None:
@@ -308,18 +262,7 @@ def mean(a: Any, axis: Axis = None, dtype: Any = None, out: Any = None, keepdims
         result_dtype = computation_dtype = dtypes.check_user_dtype(dtype)
     normalizer = _count(a, axis, keepdims, where, computation_dtype)
     total = sum(a, axis, dtype=computation_dtype, keepdims=keepdims, where=where)
-    result = util.convert(lax.div(total, normalizer), result_dtype, False)
-    if plain and type(normalizer) is ArrayImpl:  # later calls on this type skip the checks
-        if len(_MEAN_PLANS) >= 1024:
-            _MEAN_PLANS.clear()
-        _MEAN_PLANS[key] = (axis, computation_dtype, normalizer, result_dtype)
-    return result
-
-
-#: (mean's static arguments, operand type, x64) -> (axes, computation dtype, element count
-#: as an Array of that dtype, result dtype) for eager calls without `where`
-_MEAN_PLANS: dict = {}
-caches.register(_MEAN_PLANS.clear)
+    return util.convert(lax.div(total, normalizer), result_dtype, False)
 
 
 def _var_promote_types(a_dtype: np.dtype, dtype: np.dtype | None) -> tuple[np.dtype, np.dtype]:
@@ -435,50 +378,14 @@ def count_nonzero(a: Any, axis: Axis = None, keepdims: bool = False) -> Any:
 # Index of the extreme value
 # ---------------------------------------------------------------------------------------------
 
-def _expand_plan(shape: tuple, positions: Sequence[int]) -> tuple | None:
-    """(shape, broadcast_dimensions) of the broadcast_in_dim that expand_dims binds to put
-    size-1 axes at `positions` of an operand of `shape`, or None when it binds nothing."""
-    if not positions:
-        return None
-    out_ndim = len(shape) + len(positions)
-    axes = sorted(int(d) % out_ndim for d in positions)
-    full = list(shape)
-    for d in axes:
-        full.insert(d, 1)
-    return tuple(full), tuple(i for i in range(out_ndim) if i not in axes)
-
-
 def _arg_reduction(name: str, prim: Any) -> Callable:
-    #: (axis, keepdims, operand type, x64) -> (flat shape or None, params, expand plan)
-    plans: dict = {}
-    caches.register(plans.clear)
-
     def fn(a: Any, axis: int | None = None, out: Any = None,
            keepdims: bool | None = None) -> Any:
-        plain = type(a) is ArrayImpl and out is None and trace_state.trace is None
-        if plain:  # eager: the checks' outcome is cached by operand type
-            key = (axis, keepdims, a._buf.shape, a._buf.dtype, a._weak, config.x64)
-            try:
-                plan = plans.get(key)
-            except TypeError:
-                plain, plan = False, None
-            if plan is not None:
-                flat, params, expand = plan
-                if flat is not None:
-                    a = shp.reshape_p.bind(a, new_sizes=flat, dimensions=None, sharding=None)
-                result = prim.bind(a, **params)
-                if expand is None:
-                    return result
-                return shp.broadcast_in_dim_p.bind(result, shape=expand[0],
-                                                   broadcast_dimensions=expand[1], sharding=None)
         a = _ensure(name, a)
         if out is not None:
             raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
-        flat = None
         if axis is None:
             dims = list(range(np.ndim(a)))
-            if np.ndim(a) != 1:  # reshape binds nothing when the shape stays
-                flat = (np.size(a),)
             a = shp.reshape(a, (np.size(a),))
             axis = 0
         else:
@@ -486,24 +393,16 @@ def _arg_reduction(name: str, prim: Any) -> Callable:
             dims = [axis]
         if np.shape(a)[axis] == 0:
             raise ValueError(f"attempt to get {name} of an empty sequence")
-        params = dict(axes=(util.canonicalize_axis(axis, np.ndim(a)),),
-                      index_dtype=dtypes.check_user_dtype(dtypes.default_int_dtype()))
-        result = prim.bind(a, **params)
-        expand = None
+        result = prim.bind(a, axes=(util.canonicalize_axis(axis, np.ndim(a)),),
+                           index_dtype=dtypes.check_user_dtype(dtypes.default_int_dtype()))
         if keepdims:
             ndim = np.ndim(result) + len(dims)
-            positions = [util.canonicalize_axis(d, ndim) for d in dims]
-            expand = _expand_plan(np.shape(result), positions)
-            result = shp.expand_dims(result, positions)
-        if plain:
-            if len(plans) >= 1024:
-                plans.clear()
-            plans[key] = (flat, params, expand)
+            result = shp.expand_dims(result, [util.canonicalize_axis(d, ndim) for d in dims])
         return result
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"jnp.{name}: index of the extreme value (the first one on ties)."
-    return fn
+    return planned(fn)
 
 
 argmax = _arg_reduction("argmax", red.argmax_p)

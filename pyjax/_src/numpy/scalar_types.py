@@ -5,6 +5,7 @@ from typing import Any
 
 import numpy as np
 
+from pyjax._src.backend import eager_plans
 from pyjax._src.core import dtypes
 
 
@@ -59,3 +60,6 @@ SCALAR_TYPES["half"] = SCALAR_TYPES["float16"]
 SCALAR_TYPES["csingle"] = SCALAR_TYPES["complex64"]
 SCALAR_TYPES["cdouble"] = SCALAR_TYPES["complex128"]
 SCALAR_TYPES["intc"] = SCALAR_TYPES["int32"]
+
+
+eager_plans.STATIC_TYPES.add(ScalarType)  # `x.astype(jnp.int32)` has a plan

@@ -11,7 +11,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from pyjax._src.core.trace_state import note_side_effect
 from pyjax._src.backend.dispatch import as_operand, scalar_buffer  # noqa: F401 (as_operand: re-exported)
+from pyjax._src.backend import eager_plans
 from pyjax._src.config import config
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import Array, ArrayImpl
@@ -161,6 +163,7 @@ def _rank_promotion_warning_or_error(fun_name: str, shapes: list) -> None:
     """jax_numpy_rank_promotion='warn' or 'raise': implicit rank promotion is reported."""
     listed = " ".join(str(tuple(s)) for s in shapes)
     if config.numpy_rank_promotion == "warn":
+        note_side_effect()
         warnings.warn(f"Following NumPy automatic rank promotion for {fun_name} on shapes "
                       f"{listed}. Set the jax_numpy_rank_promotion config option to 'allow' to "
                       "disable this warning; for more information, see "
@@ -211,8 +214,9 @@ def canonicalize_axis(axis: int, ndim: int) -> int:
 
 def staged_as_jit(fun: Callable | None = None, *, static_argnames: Sequence[str] = (),
                   static_argnums: Sequence[int] = ()) -> Any:
-    """Run `fun` directly when eager; under a transformation call it through jit, so staged
-    programs show `jit[name=...]` exactly where JAX's jnp functions are jitted."""
+    """Run `fun` directly when eager (through its eager plan); under a transformation call it
+    through jit, so staged programs show `jit[name=...]` exactly where JAX's jnp functions are
+    jitted."""
     if fun is None:
         return functools.partial(staged_as_jit, static_argnames=static_argnames,
                                  static_argnums=static_argnums)
@@ -222,7 +226,10 @@ def staged_as_jit(fun: Callable | None = None, *, static_argnames: Sequence[str]
 
     @functools.wraps(fun)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        if trace_state.trace is None:
+        trace = trace_state.trace
+        if trace is None:
+            return eager_plans.call(fun, args, kwargs)
+        if type(trace) is eager_plans.Recorder:  # inside a planned call: record fun's steps
             return fun(*args, **kwargs)
         return jitted(*args, **kwargs)
 

@@ -6,6 +6,7 @@ from typing import Any, Callable
 import numpy as np
 
 from pyjax._src.backend.dispatch import apply_primitive, apply_primitive_cached
+from pyjax._src.backend.eager_plans import plain_eager
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
@@ -89,4 +90,4 @@ def fast_eager(kinds: tuple, weak_rule: Callable[[bool], bool] | None = None) ->
                 return ArrayImpl(out, weak if weak_rule is None else weak_rule(weak))
         return apply_primitive_cached(prim, args, params)
 
-    return eager
+    return plain_eager(eager)

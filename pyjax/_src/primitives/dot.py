@@ -132,56 +132,74 @@ def _algorithm_compute_dtype(precision: Any) -> np.dtype | None:
 _SMALL = 4096
 
 
+class _DotPlan:
+    """How dot_general computes for one pair of operand types: batch axes first, then x's
+    free axes, then y's, as one matmul over (batch, m, k) x (batch, k, n) after transposing
+    (views) and reshaping.  Operands are converted to the result type first (the preferred
+    type accumulates: int8 x int8 -> int32 does not wrap); long contractions into small
+    outputs are computed wide.  BLAS products run on a thread count chosen by size."""
+
+    __slots__ = ("compute", "wide", "out_dtype", "xperm", "yperm", "xmat", "ymat", "out_shape",
+                 "flops", "blas")
+
+    def __init__(self, xshape: tuple, xdtype: np.dtype, yshape: tuple, ydtype: np.dtype,
+                 dimension_numbers: Any, precision: Any, preferred_element_type: Any):
+        lc, rc, lb, rb = _dims(dimension_numbers)
+        self.out_dtype = _result_dtype(xdtype, ydtype, precision, preferred_element_type)
+        compute = _algorithm_compute_dtype(precision) or self.out_dtype
+        self.compute = compute
+        lfree = [i for i in range(len(xshape)) if i not in lc and i not in lb]
+        rfree = [i for i in range(len(yshape)) if i not in rc and i not in rb]
+        self.xperm, self.yperm = (*lb, *lfree, *lc), (*rb, *rc, *rfree)
+        bshape = tuple(xshape[i] for i in lb)
+        lshape = tuple(xshape[i] for i in lfree)
+        rshape = tuple(yshape[i] for i in rfree)
+        k = math.prod(xshape[i] for i in lc)
+        m, n = math.prod(lshape), math.prod(rshape)
+        self.xmat, self.ymat = (*bshape, m, k), (*bshape, k, n)
+        self.out_shape = (*bshape, *lshape, *rshape)
+        size = math.prod(bshape) * m * n
+        wide = accumulation_dtype(compute, k)
+        # long vector dots: BLAS drifts in float32, so small outputs are computed wide
+        self.wide = wide if wide is not None and size <= _SMALL else None
+        self.flops = 2 * size * k
+        self.blas = (np.dtype(self.wide or compute).char in _BLAS_TYPES
+                     and self.flops >= _blas_threads.FLOOR_FLOPS)
+
+    def __call__(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        xt = x.astype(self.compute, copy=False).transpose(self.xperm)
+        yt = y.astype(self.compute, copy=False).transpose(self.yperm)
+        if self.wide is not None:
+            xt, yt = xt.astype(self.wide), yt.astype(self.wide)
+        xm, ym = xt.reshape(self.xmat), yt.reshape(self.ymat)
+        if not self.blas:  # NumPy's own loops (integers, bool, half floats) or a tiny product
+            out = np.matmul(xm, ym) if len(self.xmat) > 2 else np.dot(xm, ym)
+        else:
+            restore = _blas_threads.enter(self.flops)
+            try:
+                out = np.matmul(xm, ym) if len(self.xmat) > 2 else np.dot(xm, ym)
+            finally:
+                _blas_threads.leave(restore)
+        return out.reshape(self.out_shape).astype(self.out_dtype, copy=False)
+
+
 def _dot_general_impl(x: np.ndarray, y: np.ndarray, *, dimension_numbers: Any,
                       precision: Any = None, preferred_element_type: Any = None,
                       out_sharding: Any = None) -> np.ndarray:
-    """Batch axes first, then x's free axes, then y's: one matmul over (batch, m, k) x
-    (batch, k, n) after transposing (views) and reshaping.  Operands are converted to the
-    result type first (the preferred type accumulates: int8 x int8 -> int32 does not wrap).
-    BLAS products run on a thread count chosen by size (`_blas_threads`)."""
-    lc, rc, lb, rb = _dims(dimension_numbers)
-    out_dtype = _result_dtype(x.dtype, y.dtype, precision, preferred_element_type)
-    compute = _algorithm_compute_dtype(precision) or out_dtype
-    x = x.astype(compute, copy=False)
-    y = y.astype(compute, copy=False)
-    lfree = [i for i in range(x.ndim) if i not in lc and i not in lb]
-    rfree = [i for i in range(y.ndim) if i not in rc and i not in rb]
-    xt = x.transpose(*lb, *lfree, *lc)
-    yt = y.transpose(*rb, *rc, *rfree)
-    nb = len(lb)
-    bshape = xt.shape[:nb]
-    lshape = xt.shape[nb:nb + len(lfree)]
-    rshape = yt.shape[nb + len(rc):]
-    k = math.prod(xt.shape[nb + len(lfree):])
-    wide = accumulation_dtype(compute, k)
-    size = math.prod(bshape) * math.prod(lshape) * math.prod(rshape)
-    if wide is not None and size <= _SMALL:
-        xt, yt = xt.astype(wide), yt.astype(wide)  # long vector dots: BLAS drifts in float32
-    flops = 2 * size * k
-    if xt.dtype.char not in _BLAS_TYPES or flops < _blas_threads.FLOOR_FLOPS:
-        # NumPy's own loops (integers, bool, half floats) or a BLAS call too small to thread
-        return _matmul(xt, yt, nb, bshape, lshape, rshape, k).astype(out_dtype, copy=False)
-    restore = _blas_threads.enter(flops)
-    try:
-        out = _matmul(xt, yt, nb, bshape, lshape, rshape, k)
-    finally:
-        _blas_threads.leave(restore)
-    return out.astype(out_dtype, copy=False)
+    return _DotPlan(x.shape, x.dtype, y.shape, y.dtype, dimension_numbers, precision,
+                    preferred_element_type)(x, y)
+
+
+def _dot_general_specialize(x: ShapedArray, y: ShapedArray, *, dimension_numbers: Any,
+                            precision: Any = None, preferred_element_type: Any = None,
+                            out_sharding: Any = None) -> Any:
+    """The impl for operands of these types, its plan worked out once (eager plans)."""
+    return _DotPlan(x.shape, x.dtype, y.shape, y.dtype, dimension_numbers, precision,
+                    preferred_element_type)
 
 
 #: NumPy type codes whose products call the BLAS (float32/64, complex64/128)
 _BLAS_TYPES = frozenset("fdFD")
-
-
-def _matmul(xt: np.ndarray, yt: np.ndarray, nb: int, bshape: tuple, lshape: tuple,
-            rshape: tuple, k: int) -> np.ndarray:
-    """The product of the transposed operands as one (batched) matrix product."""
-    if nb:
-        out = np.matmul(xt.reshape((*bshape, math.prod(lshape), k)),
-                        yt.reshape((*bshape, k, math.prod(rshape))))
-    else:
-        out = np.dot(xt.reshape((math.prod(lshape), k)), yt.reshape((k, math.prod(rshape))))
-    return out.reshape((*bshape, *lshape, *rshape))
 
 
 def _dot_general_pp(eqn: Any, context: Any) -> Any:
@@ -197,6 +215,7 @@ def _dot_general_pp(eqn: Any, context: Any) -> Any:
 
 dot_general_p = make_primitive("dot_general", _dot_general_impl, _dot_general_abstract)
 dot_general_p.pp_rule = _dot_general_pp
+dot_general_p.specialize = _dot_general_specialize
 
 
 def _remaining(n: int, *removed: Sequence[int]) -> list[int]:

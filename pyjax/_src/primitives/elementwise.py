@@ -10,6 +10,7 @@ from typing import Any, Callable
 import numpy as np
 
 from pyjax._src.backend.dispatch import apply_primitive, detach, to_buffer
+from pyjax._src.backend.eager_plans import plain_eager
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
@@ -450,7 +451,7 @@ def _integer_pow_eager(prim: Primitive, args: tuple, params: dict) -> Any:
     return _integer_pow_fast(prim, args, params)
 
 
-integer_pow_p.eager = _integer_pow_eager
+integer_pow_p.eager = plain_eager(_integer_pow_eager)
 
 
 def _integer_pow_jvp(g: Any, x: Any, *, y: int) -> Any:

@@ -15,6 +15,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from pyjax._src.core.trace_state import note_side_effect
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.primitive import Primitive
@@ -1270,6 +1271,7 @@ def eig(x: Any, *, compute_left_eigenvectors: bool = True,
     square matrix, all complex."""
     if use_magma is not None:
         import warnings
+        note_side_effect()
         warnings.warn("use_magma is deprecated, please use "
                       "implementation=EigImplementation.MAGMA instead.", DeprecationWarning,
                       stacklevel=2)

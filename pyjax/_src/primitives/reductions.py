@@ -1,6 +1,7 @@
 """Reduction primitives over static axes: sum, max, min, prod, and, or, xor, argmax, argmin."""
 from __future__ import annotations
 
+import functools
 import math
 
 from typing import Any, Callable, Sequence
@@ -60,7 +61,23 @@ def _reduction(name: str, impl: Callable, kinds: tuple, *, out_sharding: bool = 
             out = np.asarray(repeats(out, copies), dtype=x.dtype) if repeats else out
         return out
 
+    def specialize(x: ShapedArray, *, axes: tuple, out_sharding: Any = None) -> Any:
+        """`run` for operands of x's type, the accumulator chosen once (eager plans)."""
+        dtype = x.dtype
+        if dtype == dtypes.bfloat16:
+            return None
+        typed = getattr(impl, "for_type", None)
+        kernel = (typed(dtype, math.prod(x.shape[a] for a in axes), axes) if typed
+                  else functools.partial(impl, axes=axes))
+
+        def special(b: np.ndarray) -> np.ndarray:
+            if folds and 0 in b.strides:
+                return run(b, axes=axes)
+            return np.asarray(kernel(b), dtype=dtype)
+        return special
+
     prim = make_primitive(name, run, abstract_eval)
+    prim.specialize = specialize
     if not out_sharding:
         prim.pp_rule = lambda eqn, ctx: pp_eqn_standard(eqn, ctx, ["axes"])
     defreducer(prim)
@@ -110,13 +127,18 @@ def _accumulating(np_fn: Callable) -> Callable:
     """Sum or product in the input dtype, except half-precision floats, which XLA accumulates
     in float32 (a bfloat16 sum of 1000 ones is 1000, not 256), and long float reductions,
     accumulated wide (see _accumulation)."""
-    def fn(x: np.ndarray, axes: tuple) -> np.ndarray:
-        wide = accumulation_dtype(x.dtype, math.prod(x.shape[a] for a in axes))
+    def for_type(dtype: np.dtype, length: int, axes: tuple) -> Callable:
+        """The reduction of `length` values of `dtype` along `axes`."""
+        wide = accumulation_dtype(dtype, length)
         if wide is not None:
-            return np.asarray(np_fn(x, axis=axes, dtype=wide)).astype(x.dtype)
-        if x.dtype in (dtypes.float16, dtypes.bfloat16):
-            return np_fn(x, axis=axes, dtype=np.float32).astype(x.dtype)
-        return np_fn(x, axis=axes, dtype=x.dtype)
+            return lambda x: np.asarray(np_fn(x, axis=axes, dtype=wide)).astype(dtype)
+        if dtype in (dtypes.float16, dtypes.bfloat16):
+            return lambda x: np_fn(x, axis=axes, dtype=np.float32).astype(dtype)
+        return functools.partial(np_fn, axis=axes, dtype=dtype)
+
+    def fn(x: np.ndarray, axes: tuple) -> np.ndarray:
+        return for_type(x.dtype, math.prod(x.shape[a] for a in axes), axes)(x)
+    fn.for_type = for_type
     return fn
 
 

@@ -15,6 +15,7 @@ import numpy as np
 
 import pyjax.numpy as jnp
 from pyjax import lax
+from pyjax._src.core.trace_state import note_side_effect
 from pyjax._src.core import dtypes
 from pyjax._src.numpy import linalg as jnp_linalg
 from pyjax._src.numpy.util import (
@@ -29,6 +30,7 @@ Array = Any
 
 def _batched_1d_warning(name: str, fix: str) -> None:
     """JAX's FutureWarning for b of shape (..., n) against a batched matrix."""
+    note_side_effect()
     warnings.warn(
         f"jax.scipy.linalg.{name}: batched 1D solves with b.ndim > 1 are deprecated, and in "
         f"the future will be treated as a batched 2D solve. Use {fix} to avoid this warning.",

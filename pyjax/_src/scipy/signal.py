@@ -13,6 +13,7 @@ import numpy as np
 
 import pyjax.numpy as jnp
 from pyjax import lax
+from pyjax._src.core.trace_state import note_side_effect
 from pyjax._src.backend.dispatch import as_operand
 from pyjax._src.compat.core import concrete_or_error
 from pyjax._src.core import dtypes
@@ -213,6 +214,7 @@ def _triage_segments(window: Any, nperseg: int | None, input_length: int,
     if isinstance(window, (str, tuple)):
         nperseg_int = input_length if nperseg is None else int(nperseg)
         if nperseg_int > input_length:
+            note_side_effect()
             warnings.warn(f"nperseg={nperseg_int} is greater than {input_length=},"
                           f" using nperseg={input_length}")
             nperseg_int = input_length
@@ -404,6 +406,7 @@ def _spectral_helper(x: Any, y: Any, fs: Any = 1.0, window: Any = "hann",
         sides = "twosided"
     elif jnp.iscomplexobj(x) or jnp.iscomplexobj(y):
         sides = "twosided"
+        note_side_effect()
         warnings.warn("Input data is complex, switching to return_onesided=False")
     if sides == "twosided":
         freqs = jnp.fft.fftfreq(nfft_int, 1 / fs, dtype=freq_dtype)

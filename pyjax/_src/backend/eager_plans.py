@@ -1,0 +1,306 @@
+"""Eager plans: what an eager jnp call does, worked out once per operand type.
+
+A jnp function called eagerly checks its arguments, promotes dtypes, normalises axes and binds
+a few primitives.  For one signature (operand shapes, dtypes and weak types, static arguments,
+trace-affecting config) all of that has one outcome, so it need not be repeated:
+
+1. the first call with a signature runs as usual;
+2. the second runs under a `Recorder`, a trace whose tracers carry their values: each
+   primitive is evaluated eagerly, as usual, and noted (impl, params, operands);
+3. the notes become straight-line Python that calls the impls on the buffers, which every
+   later call runs: one impl call per primitive, and only the results become Arrays.
+
+The operands are tracers while recording, so the function runs as it runs under jit: a plan
+computes what jit would, and a function that needs an operand's value (or binds a primitive
+with effects or its own eager rule, or warns) raises or is refused and stays unplanned.
+"""
+from __future__ import annotations
+
+import functools
+import keyword
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from pyjax._src import caches
+from pyjax._src.backend.dispatch import (
+    apply_primitive, apply_primitive_cached, aval_of, to_buffer)
+from pyjax._src.config import config
+from pyjax._src.core.array import ArrayImpl
+from pyjax._src.core.avals import ShapedArray
+from pyjax._src.core.trace import Trace, Tracer, trace_state
+
+#: eager rules that amount to "check types, run the impl on the buffers, wrap the result"
+_PLAIN_EAGER: set = {apply_primitive, apply_primitive_cached}
+
+
+def plain_eager(rule: Callable) -> Callable:
+    """Declare an eager rule equivalent to its primitive's impl on the operands' buffers (the
+    result's dtype and weak type aside), so a plan may call the impl directly."""
+    _PLAIN_EAGER.add(rule)
+    return rule
+
+
+class _Unplannable(Exception):
+    """The call being recorded cannot be replayed; it runs again as usual."""
+
+
+class PlanTracer(Tracer):
+    """An operand, or a result computed from operands, while a call is recorded: its value
+    is known (`val`) but, as under jit, the function may not use it."""
+
+    __slots__ = ("val", "ref")
+    tracer_name = "PlanTracer"
+
+    def __init__(self, trace: "Recorder", val: ArrayImpl, ref: str):
+        self._trace, self.val, self.ref = trace, val, ref
+
+    @property
+    def aval(self) -> ShapedArray:
+        return ShapedArray(self.val._buf.shape, self.val._buf.dtype, self.val._weak)
+
+
+class Recorder(Trace):
+    """The trace of a recorded call: evaluates each primitive eagerly and writes it down as a
+    line of Python over names a0.. (operands), C0.. (constants) and r0.. (results)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.namespace: dict = {"ArrayImpl": ArrayImpl, "ndarray": np.ndarray,
+                                "asarray": np.asarray}
+        self.const_ref: dict[int, str] = {}  # id of a constant operand -> its name
+        self.keep: list = []  # keeps constants alive, so their ids stay unique
+        self.n_steps = 0
+        self.n_results = 0
+        self.refused = False
+
+    def side_effect(self) -> None:
+        self.refused = True
+
+    def process_primitive(self, prim: Any, args: tuple, params: dict) -> Any:
+        eager = prim.eager
+        if eager not in _PLAIN_EAGER or prim.effectful or prim.impl is None:
+            raise _Unplannable
+        values, refs = [], []
+        for a in args:
+            if type(a) is PlanTracer and a._trace is self:
+                values.append(a.val)
+                refs.append(a.ref)
+            else:
+                values.append(a)
+                refs.append(self._constant(a))
+        trace_state.trace = None  # the eager rule runs as in eager mode
+        try:
+            out = eager(prim, tuple(values), params)
+        finally:
+            trace_state.trace = self
+        results = out if prim.multiple_results else [out]
+        if any(type(r) is not ArrayImpl for r in results):  # extended dtypes (PRNG keys)
+            raise _Unplannable
+        k = self.n_steps
+        self.n_steps += 1
+        call_args = refs
+        special = prim.specialize and prim.specialize(*map(aval_of, values), **params)
+        if special:  # the impl for these operand types, params bound
+            self.namespace[f"f{k}"] = special
+        elif all(p.isidentifier() and not keyword.iskeyword(p) for p in params):
+            for name, value in params.items():
+                self.namespace[f"p{k}_{name}"] = value
+                call_args = call_args + [f"{name}=p{k}_{name}"]
+        elif params:
+            self.namespace[f"P{k}"] = params
+            call_args = call_args + [f"**P{k}"]
+        if not special:
+            self.namespace[f"f{k}"] = prim.impl
+        names = [f"r{self.n_results + i}" for i in range(len(results))]
+        self.n_results += len(results)
+        target = ", ".join(names) + ("," if prim.multiple_results else "")
+        self.lines.append(f"    {target} = f{k}({', '.join(call_args)})")
+        tracers = []
+        for name, r in zip(names, results):  # impls may return NumPy scalars or other dtypes
+            self.namespace[f"D_{name}"] = r._buf.dtype
+            self.lines.append(f"    if {name}.__class__ is not ndarray or {name}.dtype != "
+                              f"D_{name}: {name} = asarray({name}, D_{name})")
+            tracers.append(PlanTracer(self, r, name))
+        return tracers if prim.multiple_results else tracers[0]
+
+    def _constant(self, x: Any) -> str:
+        """The name of a constant operand (an Array or NumPy value made without operands)."""
+        ref = self.const_ref.get(id(x))
+        if ref is None:
+            if type(x) is ArrayImpl:
+                buf = x._buf
+            elif type(x) in (int, float, bool) or isinstance(x, (np.ndarray, np.generic)):
+                buf = to_buffer(x)[0]
+            else:  # a tracer of another trace, an extended-dtype array
+                raise _Unplannable
+            ref = f"C{len(self.const_ref)}"
+            self.namespace[ref] = buf
+            self.const_ref[id(x)] = ref
+            self.keep.append(x)
+        return ref
+
+    def finish_call(self, name: str, n_inputs: int, result: Any) -> tuple[Any, Any]:
+        """(the call's result with tracers replaced by their Arrays, the compiled plan or None
+        when this call cannot be replayed)."""
+        self.finish()
+        if type(result) in (tuple, list):
+            leaves, tree = list(result), type(result)
+        else:
+            leaves, tree = [result], None
+        if not all(type(x) is PlanTracer or type(x) is ArrayImpl for x in leaves):
+            raise _Unplannable
+        values, exprs = [], []
+        for i, leaf in enumerate(leaves):
+            if type(leaf) is ArrayImpl:  # a constant result
+                self.namespace[f"out{i}"] = leaf
+                values.append(leaf)
+                exprs.append(f"out{i}")
+            elif leaf.ref.startswith("a"):  # an operand, returned as it is
+                values.append(leaf.val)
+                exprs.append(f"arrays[{leaf.ref[1:]}]")
+            else:
+                values.append(leaf.val)
+                exprs.append(f"ArrayImpl({leaf.ref}, {leaf.val._weak})")
+        out = values[0] if tree is None else tree(values)
+        if self.refused:
+            return out, None
+        head = ["def run(arrays):"] + [f"    a{i} = arrays[{i}]._buf" for i in range(n_inputs)]
+        if tree is None:
+            tail = [f"    return {exprs[0]}"]
+        else:
+            self.namespace["tree"] = tree
+            tail = [f"    return tree(({', '.join(exprs)},))"]
+        source = "\n".join(head + self.lines + tail)
+        exec(compile(source, f"<eager plan of {name}>", "exec"), self.namespace)
+        run = self.namespace["run"]
+        run.source = source  # what the plan does, for reading (`plans_of`)
+        return out, run
+
+
+def _signature(value: Any, key: list, arrays: list) -> bool:
+    """Append `value`'s part of a call's cache key to `key` (Arrays by shape, dtype and weak
+    type, collected in `arrays`; static values by type, then value); False when it has no
+    usable key.  Each part starts with a shape tuple or a type, so keys cannot collide."""
+    t = type(value)
+    if t is ArrayImpl:
+        buf = value._buf
+        key += (buf.shape, buf.dtype, value._weak)
+        arrays.append(value)
+        return True
+    if t is int or t is bool or t is str or value is None:
+        key += (t, value)
+        return True
+    if t is float:  # -0.0 == 0.0 and nan != nan: key by sign and a name for nan
+        key += (t, value if value == value else "nan", math.copysign(1.0, value))
+        return True
+    if t is tuple or t is list:
+        key += (t, len(value))
+        return all(_signature(v, key, arrays) for v in value)
+    if t is np.dtype or t in STATIC_TYPES or isinstance(value, type):
+        key += (t, value)
+        return True
+    return False
+
+
+#: further types whose values key a plan by equality (jnp's scalar types, say)
+STATIC_TYPES: set = set()
+
+
+def _substitute(value: Any, tracers: dict) -> Any:
+    """`value` with its Arrays replaced by their tracers (the traversal of `_signature`)."""
+    t = type(value)
+    if t is ArrayImpl:
+        return tracers[id(value)]
+    if t is tuple or t is list:
+        return t(_substitute(v, tracers) for v in value)
+    return value
+
+
+#: (function, signature, config) -> compiled plan; _SEEN after one call; None when the
+#: signature cannot be planned
+_plans: dict = {}
+_MAX_PLANS = 4096
+_SEEN = 0
+caches.register(_plans.clear)
+
+
+def call(fun: Callable, args: tuple, kwargs: dict) -> Any:
+    """`fun(*args, **kwargs)` in eager mode, through its plan for this signature."""
+    key: list = [fun]
+    arrays: list = []
+    for a in args:
+        if type(a) is ArrayImpl:  # inlined `_signature` (the common case)
+            buf = a._buf
+            key += (buf.shape, buf.dtype, a._weak)
+            arrays.append(a)
+        elif not _signature(a, key, arrays):
+            return fun(*args, **kwargs)
+    if kwargs:
+        for name, a in kwargs.items():
+            key.append(name)
+            if not _signature(a, key, arrays):
+                return fun(*args, **kwargs)
+    if not arrays:
+        return fun(*args, **kwargs)
+    if len(arrays) > 1 and len({id(a) for a in arrays}) < len(arrays):
+        ids = [id(a) for a in arrays]  # one Array passed twice: its plan differs
+        key.append(tuple(ids.index(i) for i in ids))
+    key.append(config.trace_key())
+    key_t = tuple(key)
+    plan = _plans.get(key_t, False)
+    if plan:
+        return plan(arrays)
+    if plan is False:  # first call: run as usual, plan on the next
+        if len(_plans) >= _MAX_PLANS:
+            _plans.clear()
+        _plans[key_t] = _SEEN
+        return fun(*args, **kwargs)
+    if plan is None:  # known not to be plannable
+        return fun(*args, **kwargs)
+    return _record(fun, args, kwargs, arrays, key_t)
+
+
+def _record(fun: Callable, args: tuple, kwargs: dict, arrays: list, key: tuple) -> Any:
+    """Run `fun` under a Recorder and keep its plan; if it cannot be recorded, run it again
+    as usual (which raises the function's own error, if it has one)."""
+    recorder = Recorder()
+    tracers: dict = {}
+    for i, a in enumerate(arrays):
+        tracers.setdefault(id(a), PlanTracer(recorder, a, f"a{i}"))
+    trace_state.trace = recorder
+    try:
+        result = fun(*_substitute(args, tracers),
+                     **{k: _substitute(v, tracers) for k, v in kwargs.items()})
+        out, plan = recorder.finish_call(getattr(fun, "__name__", "?"), len(arrays), result)
+    except Exception:  # not traceable, or the function's own error: run it as usual
+        out = plan = _FAILED
+    finally:
+        trace_state.trace = None
+        recorder.finish()
+    if plan is _FAILED:
+        _plans[key] = None
+        return fun(*args, **kwargs)
+    _plans[key] = plan  # None when refused (it warned): `out` is this call's result
+    return out
+
+
+_FAILED = object()
+
+
+def plans_of(fun: Callable) -> list[str]:
+    """The source of each plan recorded for `fun` (a jnp function), for inspection."""
+    target = getattr(fun, "__wrapped__", fun)
+    return [p.source for k, p in list(_plans.items()) if k[0] is target and p]
+
+
+def planned(fun: Callable) -> Callable:
+    """Decorate a jnp function whose result depends only on its operands' types and its
+    static arguments (any function jit can trace): eager calls go through plans."""
+    @functools.wraps(fun)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if trace_state.trace is None:
+            return call(fun, args, kwargs)
+        return fun(*args, **kwargs)
+    return wrapper
