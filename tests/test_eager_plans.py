@@ -70,6 +70,18 @@ def test_replays_follow_the_values(name):
             np.testing.assert_allclose(np.asarray(g), w, rtol=2e-6, atol=2e-6)
 
 
+def test_scatter_replays_follow_the_indices():
+    x = jnp.asarray(np.zeros(6, np.float32))
+    for rows in ([0, 3, 5], [1, 1, 2], [5, -1, 0], [2, 2, 2]) * 2:
+        idx = jnp.asarray(np.array(rows, np.int32))
+        want = np.zeros(6, np.float32)
+        np.add.at(want, np.array(rows), 1.0)
+        np.testing.assert_array_equal(np.asarray(x.at[idx].add(1.0)), want)
+        want = np.zeros(6, np.float32)
+        want[np.array(rows)] = 2.0
+        np.testing.assert_array_equal(np.asarray(x.at[idx].set(2.0)), want)
+
+
 def test_plans_are_recorded_on_the_second_call_and_keep_types():
     x = jnp.asarray(_arrays()[0])
     pyjax.clear_caches()

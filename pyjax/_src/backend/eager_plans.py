@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import keyword
 import math
+from types import FunctionType
 from typing import Any, Callable
 
 import numpy as np
@@ -95,6 +96,8 @@ class Recorder(Trace):
             out = eager(prim, tuple(values), params)
         finally:
             trace_state.trace = self
+        if not any(type(a) is PlanTracer for a in args):
+            return out  # made from constants alone: a constant (folded, as jit folds it)
         results = out if prim.multiple_results else [out]
         if any(type(r) is not ArrayImpl for r in results):  # extended dtypes (PRNG keys)
             raise _Unplannable
@@ -198,8 +201,8 @@ def _signature(value: Any, key: list, arrays: list) -> bool:
     if t is tuple or t is list:
         key += (t, len(value))
         return all(_signature(v, key, arrays) for v in value)
-    if t is np.dtype or t in STATIC_TYPES or isinstance(value, type):
-        key += (t, value)
+    if t is np.dtype or t in STATIC_TYPES or isinstance(value, type) or t is FunctionType:
+        key += (t, value)  # (functions: a lax op passed as an argument, by identity)
         return True
     return False
 

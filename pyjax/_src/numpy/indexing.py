@@ -15,6 +15,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
+from pyjax._src.backend.eager_plans import planned
 from pyjax._src.core.trace_state import note_side_effect
 from pyjax._src import errors
 from pyjax._src.config import config
@@ -849,6 +850,7 @@ def _warn_unsafe_cast(x: Any, y: Any) -> None:
             "error.", FutureWarning, stacklevel=5)
 
 
+@planned
 def scatter_update(x: Any, idx: Any, y: Any, scatter_op: Callable, *,
                    indices_are_sorted: bool = False, unique_indices: bool = False,
                    mode: Any = None, normalize_indices: bool = True) -> Any:
