@@ -51,6 +51,8 @@ def shard_map_cases(jax, jnp, lax, np):
                                 (P("x", "y"), P()), P("x")), a, b, jaxpr=True)
     add("all_gather_untiled", sm(lambda x: lax.all_gather(x, "x"), P("x"), P(None, "x")),
         v, jaxpr=True)
+    add("all_gather_outer_axis", sm(lambda x: lax.all_gather(x, "x"), P("x", "y"),
+                                    P(None, None, "y")), a)
     add("all_gather_two_axes", sm(lambda x: lax.all_gather(x, ("x", "y"), tiled=True),
                                   P(("x", "y")), P()), v, jaxpr=True)
     add("ppermute_ring", sm(lambda x: lax.ppermute(x, "x", [(i, (i + 1) % 4) for i in range(4)]),

@@ -930,6 +930,7 @@ def _output_type(a: Any, b: Any, preferred_element_type: Any) -> tuple[np.dtype,
     return dtypes.check_user_dtype(preferred_element_type), False
 
 
+@with_out_sharding("dot")  # (issue 15: docs/notebooks/shard_map.md passes out_sharding=)
 @planned
 def dot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
     """NumPy's dot: contract a's last axis with b's second-to-last (or only) axis."""

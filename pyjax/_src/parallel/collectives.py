@@ -153,11 +153,16 @@ def _collective(name: str, on_axis: Callable[..., tuple], abstract_eval: Callabl
         if passthrough is not None:
             return passthrough(trace, vals, dims, **params)
         vals = [bdim_at_front(v, d, trace.axis_size) for v, d in zip(vals, dims)]
-        out = prim.bind(*vals, **params)
+        out = prim.bind(*vals, **{k: v + 1 if k in _OPERAND_AXIS_PARAMS else v
+                                  for k, v in params.items()})  # past the batch axis
         return out, ([0] * len(out) if multiple_results else 0)
 
     prim.batch_collective = batch_collective
     return prim
+
+
+#: parameters naming an axis of the operand, shifted when a batch axis is put in front
+_OPERAND_AXIS_PARAMS = ("axis", "scatter_dimension")
 
 
 def _same_aval(x: ShapedArray, **_: Any) -> ShapedArray:
@@ -279,10 +284,12 @@ def _permute_members(trace: BatchTrace, x: Any, d: int | None, perm: tuple) -> t
     if len(perm) == n:
         if d is None:
             return x, None
-        from pyjax._src.numpy.indexing import take
         source = np.zeros(n, dtype=int)
         for src, dst in perm:
             source[dst] = src
+        if _is_device_axis(trace):
+            return _rows_in_order(x, d, [int(s) for s in source]), d
+        from pyjax._src.numpy.indexing import take
         return take(x, source, d), d
     x = bdim_at_front(x, d, n)
     source_of = {dst: src for src, dst in perm}
@@ -297,6 +304,18 @@ def _permute_members(trace: BatchTrace, x: Any, d: int | None, perm: tuple) -> t
                 ShapedArray(np.shape(x)[1:], np.dtype(x.dtype)))
             rows.append(zero)
     return shp.stack_p.bind(*rows, axis=0), 0
+
+
+def _rows_in_order(x: Any, d: int, source: list) -> Any:
+    """x's slices along d in the order `source` lists them: runs of consecutive slices are
+    cut out whole and joined (a ring shift is two slices and one concatenate, far cheaper
+    than the gather JAX's vmap rule stages)."""
+    pieces, start = [], 0
+    for i in range(1, len(source) + 1):
+        if i == len(source) or source[i] != source[i - 1] + 1:
+            pieces.append(idx.slice_in_dim(x, source[start], source[i - 1] + 1, axis=d))
+            start = i
+    return pieces[0] if len(pieces) == 1 else shp.concatenate(pieces, d)
 
 
 def _ppermute_on_axis(trace: BatchTrace, vals: Sequence[Any], dims: Sequence[Any], *,
@@ -859,6 +878,8 @@ def pcast(x: Any, axis_name: Any, *, to: str) -> Any:
     traces = [_axis_trace(n) for n in names]
     if all(t is not None and _is_device_axis(t) for t in traces):
         return x
+    if to == "varying" and all(n in _manual_axes.sizes for n in names):
+        return x  # a shard_map body: values are not typed by how they vary (vma.py infers it)
     if trace_state.trace is None:
         raise ValueError(f"{cast} should be called under jax.shard_map.")
     for name, t in zip(names, traces):

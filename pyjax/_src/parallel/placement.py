@@ -69,6 +69,8 @@ def put_leaf(leaf: Any, target: Any) -> Any:
     sharding = _to_sharding(target, "device_put")
     if sharding is None or not isinstance(out, ArrayImpl):
         return out
+    if out.committed and out.sharding == sharding:  # already there: JAX hands it back
+        return out
     if isinstance(sharding, NamedSharding):
         try:
             sharding.check_compatible_aval(out.shape)

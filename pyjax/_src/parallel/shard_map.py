@@ -19,7 +19,7 @@ from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr, pp_eqn_standard
 from pyjax._src.core.primitive import Primitive
-from pyjax._src.core.trace import use_trace
+from pyjax._src.core.trace import trace_state, use_trace
 from pyjax._src.parallel import collectives as coll
 from pyjax._src.parallel import mesh as mesh_lib
 from pyjax._src.parallel.sharding import (DuplicateSpecError, NamedSharding, PartitionSpec,
@@ -123,6 +123,31 @@ def _check_in_specs(f: Callable, mesh: Any, manual: frozenset, specs: list, aval
                     "corresponding elements of the argument's in_specs entry. Consider checking "
                     "that in_specs are correct, and if so consider changing the mesh axis sizes "
                     f"or else padding the input and adapting '{fname}' appropriately.")
+
+
+def _check_explicit_args(mesh: Any, manual: frozenset, specs: list, leaves: list,
+                         avals: list) -> None:
+    """Over a mesh whose axes are all Explicit and all made manual, JAX's error for a placed
+    argument laid out otherwise than its in_specs entry says (arrays not placed by a
+    NamedSharding count as replicated; traced arguments carry no layout to check here)."""
+    if manual != frozenset(mesh.axis_names) or any(
+            t != mesh_lib.AxisType.Explicit for t in mesh.axis_types):
+        return
+    for x, spec, aval in zip(leaves, specs, avals):
+        if not isinstance(x, ArrayImpl):
+            continue
+        ndim = len(aval.shape)
+        want = spec._normalized_spec_for_aval(ndim)
+        sharding = x.sharding
+        have = (sharding.spec._normalized_spec_for_aval(ndim)
+                if isinstance(sharding, NamedSharding) else PartitionSpec(*[None] * ndim))
+        if have != want:
+            raise ValueError(
+                f"in_specs passed to shard_map: {want} does not match the specs of the input: "
+                f"{have} for arg: {aval.str_short()}. `in_specs` is an optional argument so "
+                "you can omit specifying it and shard_map will infer the in_specs from the "
+                "arguments. If you want to reshard your inputs, you can use `jax.reshard` on "
+                "the arguments and then pass those args to shard_map.")
 
 
 def _block_aval(aval: ShapedArray, spec: PartitionSpec, sizes: dict) -> ShapedArray:
@@ -232,7 +257,8 @@ def _expanded(params: dict) -> Callable:
             mapped = vmap(mapped, in_axes=in_axes, out_axes=0, axis_name=name,
                           axis_size=sizes[name])
         blocks = [_to_blocks(x, s, order, sizes) for x, s in zip(args, in_specs)]
-        outs = mapped(*blocks)
+        with coll.manual_axes({a: sizes[a] for a in order}):  # for bodies re-staged inside
+            outs = mapped(*blocks)
         return [_from_blocks(y, s, order, sizes) for y, s in zip(outs, out_specs)]
 
     return run
@@ -355,8 +381,13 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = I
         avals = [abstractify(x) for x in leaves]
         leaf_arg = _leaf_arg_positions(args)
         _check_in_specs(f, the_mesh, manual, specs, avals, leaf_arg)
+        _check_explicit_args(the_mesh, manual, specs, leaves, avals)
         sizes = dict(zip(the_mesh.axis_names, the_mesh.axis_sizes))
         block_avals = [_block_aval(a, s, sizes) for a, s in zip(avals, specs)]
+        if trace_state.trace is None:
+            concrete = mesh_lib.get_concrete_mesh() if mesh is None else mesh
+            return _call_eager(f, the_mesh if concrete.empty else concrete, manual, check_vma,
+                               leaves, in_tree, specs, out_specs)
         closed, out_tree = _trace_body(f, in_tree, tuple(block_avals),
                                        {a: sizes[a] for a in manual})
         out_leaf_specs = _out_leaf_specs(out_specs, out_tree)
@@ -371,6 +402,48 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = I
         return tree_unflatten(out_tree, outs)
 
     return wrapped
+
+
+def _all_blocks(x: Any, spec: PartitionSpec, order: tuple, sizes: dict) -> Any:
+    """x's blocks stacked on leading axes, one per manual axis in mesh order (the blocks of
+    the axes `spec` does not name repeated)."""
+    from pyjax._src.primitives import shape as shp
+    y = _to_blocks(x, spec, order, sizes)
+    named = [k for k, a in enumerate(order) if a in _spec_axes(spec)]
+    if len(named) == len(order):
+        return y
+    block = np.shape(y)[len(named):]
+    dims = tuple(named) + tuple(range(len(order), len(order) + len(block)))
+    return shp.broadcast_in_dim(y, tuple(sizes[a] for a in order) + tuple(block), dims)
+
+
+def _call_eager(f: Callable, mesh: Any, manual: frozenset, check_vma: bool, leaves: list,
+                in_tree: Any, specs: list, out_specs: Any) -> Any:
+    """shard_map outside any transformation: the body runs at once on every device's blocks
+    (shard_map_eager), so it can print them; results placed by `out_specs`."""
+    from pyjax._src.parallel.shard_map_eager import as_array, run_eager
+    sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
+    order = _manual_order(mesh, manual)
+    blocks = [_all_blocks(as_array(x), s, order, sizes) for x, s in zip(leaves, specs)]
+    box: list = []
+
+    def flat(*xs: Any) -> list:
+        out_leaves, tree = tree_flatten(f(*tree_unflatten(in_tree, list(xs))))
+        box.append(tree)
+        return out_leaves
+
+    outs, vmas = run_eager(flat, mesh, order, {a: sizes[a] for a in order}, bool(check_vma),
+                           blocks, [frozenset(_spec_axes(s)) & manual for s in specs])
+    out_leaf_specs = _out_leaf_specs(out_specs, box[0])
+    _check_out_ranks(f, out_leaf_specs, [
+        ShapedArray(np.shape(o)[len(order):], o.dtype) for o in outs])
+    if check_vma:
+        check_out_vma(mesh, manual, out_leaf_specs, vmas)
+    results = [_from_blocks(o, s, order, sizes) for o, s in zip(outs, out_leaf_specs)]
+    if isinstance(mesh, mesh_lib.Mesh):
+        results = [placed(o, NamedSharding(mesh, s)) if type(o) is ArrayImpl else o
+                   for o, s in zip(results, out_leaf_specs)]
+    return tree_unflatten(box[0], results)
 
 
 def _leaf_arg_positions(args: tuple) -> list:

@@ -22,10 +22,34 @@ def _typed(aval: Any, vma: frozenset, order: Sequence[Any]) -> str:
     return f"{aval.str_short()}{{V:{shown}}}"
 
 
+def eqn_vma(name: str, params: dict, ins: Sequence[frozenset], n_out: int, in_aval: Any,
+            *, check: bool, order: Sequence[Any] = ()) -> list[frozenset]:
+    """The vmas of one equation's outputs given its inputs' (`in_aval`: its first operand's
+    type, named in the error); with `check`, JAX's error for a reduction over axes some but
+    not all of which its operand varies over."""
+    union = frozenset().union(*ins)
+    sub = params.get("jaxpr")
+    if name in _REDUCTIONS:
+        axes = frozenset(_names(params["axis_name"]))
+        if check and (axes & union) and not axes <= union:
+            raise ValueError(
+                f"jax.lax.{name} can only accept axis_name which corresponds to one of "
+                "varying, unreduced, reduced or invarying state of the input. Got input "
+                f"type: {_typed(in_aval, union, order or sorted(union))}, "
+                f"axes: {_names(params['axis_name'])} and input state: "
+                "{'invarying', 'varying'}")
+        return [union - axes] * n_out
+    if name == "axis_index":
+        return [union | frozenset(_names(params["axis_name"]))] * n_out
+    if isinstance(sub, ClosedJaxpr) and len(sub.jaxpr.invars) == len(ins) \
+            and name != "shard_map":
+        return infer_vma(sub, ins, check=check, order=order)
+    return [union] * n_out
+
+
 def infer_vma(closed: ClosedJaxpr, in_vmas: Sequence[frozenset], *, check: bool,
               order: Sequence[Any] = ()) -> list[frozenset]:
-    """The output vmas of `closed` given its inputs'; with `check`, JAX's error for a
-    reduction over axes some but not all of which its operand varies over."""
+    """The output vmas of `closed` given its inputs' (see `eqn_vma`)."""
     env: dict = dict(zip(closed.jaxpr.invars, in_vmas))
 
     def read(a: Any) -> frozenset:
@@ -33,26 +57,9 @@ def infer_vma(closed: ClosedJaxpr, in_vmas: Sequence[frozenset], *, check: bool,
 
     for eqn in closed.jaxpr.eqns:
         ins = [read(a) for a in eqn.invars]
-        union = frozenset().union(*ins)
-        name = eqn.primitive.name
-        sub = eqn.params.get("jaxpr")
-        if name in _REDUCTIONS:
-            axes = frozenset(_names(eqn.params["axis_name"]))
-            if check and (axes & union) and not axes <= union:
-                raise ValueError(
-                    f"jax.lax.{name} can only accept axis_name which corresponds to one of "
-                    "varying, unreduced, reduced or invarying state of the input. Got input "
-                    f"type: {_typed(eqn.invars[0].aval, union, order or sorted(union))}, "
-                    f"axes: {_names(eqn.params['axis_name'])} and input state: "
-                    "{'invarying', 'varying'}")
-            outs = [union - axes] * len(eqn.outvars)
-        elif name == "axis_index":
-            outs = [union | frozenset(_names(eqn.params["axis_name"]))]
-        elif isinstance(sub, ClosedJaxpr) and len(sub.jaxpr.invars) == len(ins) \
-                and name != "shard_map":
-            outs = infer_vma(sub, ins, check=check, order=order)
-        else:
-            outs = [union] * len(eqn.outvars)
+        in_aval = eqn.invars[0].aval if eqn.invars else None
+        outs = eqn_vma(eqn.primitive.name, eqn.params, ins, len(eqn.outvars), in_aval,
+                       check=check, order=order)
         env.update(zip(eqn.outvars, outs))
     return [read(a) for a in closed.jaxpr.outvars]
 
