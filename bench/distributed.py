@@ -10,15 +10,13 @@ mpi4py's own Allreduce (the floor), pyjax's transport, and pmap psum with one de
 479 us (1 KB).
 """
 import os
-import shutil
-import subprocess
 import sys
-import time
 
-# bench/random.py would shadow the standard library's random module
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(
-    os.path.abspath(__file__))]
-IN_JOB = any(os.environ.get(v) for v in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"))
+# bench/random.py would shadow the standard library's random module: bench/ goes last
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != HERE] + [HERE]
+from mpi_launch import IN_JOB, best_of, run_under_mpirun  # noqa: E402
+
 os.environ.setdefault("PYJAX_NUM_CPU_DEVICES", "1" if IN_JOB else "4")
 
 import numpy as np  # noqa: E402
@@ -27,18 +25,6 @@ import pyjax  # noqa: E402
 from pyjax import lax  # noqa: E402
 
 SIZES = {"1 KB": 256, "1 MB": 262144}  # float32 elements
-
-
-def best_of(fn, repeats: int, rounds: int = 5) -> float:
-    """Best mean time per call (microseconds) over `rounds` rounds."""
-    fn()
-    best = float("inf")
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for _ in range(repeats):
-            fn()
-        best = min(best, (time.perf_counter() - start) / repeats)
-    return best * 1e6
 
 
 def local_pmap() -> None:
@@ -81,16 +67,7 @@ def main() -> None:
         in_job()
         return
     local_pmap()
-    mpirun = shutil.which("mpirun", path=os.path.dirname(sys.executable) + os.pathsep
-                          + os.environ.get("PATH", ""))
-    if mpirun is None:
-        print("no mpirun: skipping the 2-process allreduce")
-        return
-    env = {k: v for k, v in os.environ.items() if k != "PYJAX_NUM_CPU_DEVICES"}
-    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-               OMPI_MCA_rmaps_base_oversubscribe="1")
-    subprocess.run([mpirun, "-n", "2", sys.executable, "-m", "mpi4py", os.path.abspath(__file__)],
-                   env=env, check=True, timeout=600)
+    run_under_mpirun(__file__, 2)
 
 
 if __name__ == "__main__":

@@ -145,6 +145,8 @@ def spans_processes() -> bool:
 # ---------------------------------------------------------------------------------------------
 
 def _describe(name: str, x: Any, **params: Any) -> str:
+    """What a process-level collective is, for messages and the sequence check (the transport
+    asks for it only then)."""
     extra = " ".join(f"{k}={v}" for k, v in sorted(params.items()))
     aval = ShapedArray(np.shape(x), np.asarray(x).dtype if not hasattr(x, "dtype") else x.dtype)
     return f"{name} {aval.str_short()}" + (f" {extra}" if extra else "")
@@ -153,19 +155,19 @@ def _describe(name: str, x: Any, **params: Any) -> str:
 def _reduce_impl(x: np.ndarray, *, op: str, collective: str) -> np.ndarray:
     x = np.asarray(x)
     wide = x if x.dtype.isbuiltin else x.astype(np.float32)
-    out = state.transport.allreduce(wide, op, _describe(collective, x, op=op))
+    out = state.transport.allreduce(wide, op, lambda: _describe(collective, x, op=op))
     return out.astype(x.dtype) if out.dtype != x.dtype else out
 
 
 def _gather_impl(x: np.ndarray, *, collective: str) -> np.ndarray:
     x = np.asarray(x)
-    out = state.transport.allgather(x, _describe(collective, x))
+    out = state.transport.allgather(x, lambda: _describe(collective, x))
     return out.reshape((-1,) + x.shape[1:])
 
 
 def _alltoall_impl(x: np.ndarray, *, collective: str) -> np.ndarray:
     x = np.asarray(x)
-    return state.transport.alltoall(x, _describe(collective, x))
+    return state.transport.alltoall(x, lambda: _describe(collective, x))
 
 
 def _permute_impl(x: np.ndarray, *, perm: tuple, local: int, collective: str) -> np.ndarray:
@@ -185,7 +187,7 @@ def _permute_impl(x: np.ndarray, *, perm: tuple, local: int, collective: str) ->
         elif dp == me:
             receive_from[dl] = sp
     received = state.transport.permute(blocks, receive_from, x[0],
-                                       _describe(collective, x, perm=perm))
+                                       lambda: _describe(collective, x, perm=perm))
     for dl, row in received.items():
         out[dl] = row
     return out

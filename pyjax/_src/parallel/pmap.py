@@ -2,8 +2,13 @@
 
 The host devices share one memory, so pmap is compiled once as jit of vmap over the stacked
 device axis; collectives over `axis_name` work as under vmap.  In a distributed job each
-process maps over its local devices and the collectives go on across processes over MPI.  Results record which device
-holds which slice: a NamedSharding over a one-axis mesh named after `axis_name`, as in JAX.
+process maps over its local devices and the collectives go on across processes over MPI.
+Results record which device holds which slice: a NamedSharding over a one-axis mesh named after
+`axis_name`, as in JAX (unmapped results, out_axes None, are replicated over it).
+
+A call does little besides the jitted function's own: per argument structure the leaves' mapped
+axes and the compiled function, and per result structure the shardings, are found once and kept
+(keys that hash cheaply: no device is hashed on a call).
 """
 from __future__ import annotations
 
@@ -11,20 +16,21 @@ import functools
 import threading
 from typing import Any, Callable, Sequence
 
-
 from pyjax._src import caches
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.trace import trace_state
 from pyjax._src.parallel.collectives import mark_device_axis
 from pyjax._src.parallel import distributed
-from pyjax._src.parallel.devices import local_devices, process_count
+from pyjax._src.parallel import devices as devices_mod
+from pyjax._src.parallel.devices import process_count
 from pyjax._src.parallel.mesh import Mesh
 from pyjax._src.parallel.sharding import NamedSharding, PartitionSpec, placed
-from pyjax._src.transforms.batching import vmap
+from pyjax._src.transforms.batching import _broadcast_prefix, vmap
 from pyjax._src.transforms.jit import jit
-from pyjax._src.tree_util import tree_flatten, tree_map
+from pyjax._src.tree_util import tree_flatten, tree_unflatten
 
 PMAP_AXIS = "_internal_pmap_axis_name"
+_MEMO_LIMIT = 64  # argument / result structures remembered per pmapped function
 
 
 def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: Any = 0,
@@ -35,81 +41,173 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
     static = (static_broadcasted_argnums,) if isinstance(static_broadcasted_argnums, int) \
         else tuple(static_broadcasted_argnums)
     name = PMAP_AXIS if axis_name is None else axis_name
+    frozen_in, frozen_out = _freeze(in_axes), _freeze(out_axes)
+    given = tuple(devices) if devices is not None else None
+    plans: dict = {}  # per calling convention and argument structure
+    epoch = [_epoch[0]]
 
     @functools.wraps(fun)
     def pmapped(*args: Any, **kwargs: Any) -> Any:
-        available = list(devices) if devices is not None else local_devices()
-        dyn_axes = in_axes
-        if static and isinstance(in_axes, (tuple, list)):
-            dyn_axes = tuple(a for i, a in enumerate(in_axes) if i not in static)
-        dyn = [a for i, a in enumerate(args) if i not in static]
-        if kwargs:  # keyword arguments are mapped over their leading axis, as in JAX
-            if not isinstance(dyn_axes, (tuple, list)):
-                dyn_axes = (dyn_axes,) * len(dyn)
-            dyn_axes = (*dyn_axes, 0)
-            dyn.append(kwargs)
+        if static or kwargs:
+            dyn, dyn_axes = _dynamic(args, kwargs, static, in_axes)
+            frozen_dyn, statics = _freeze(dyn_axes), tuple((i, args[i]) for i in static)
+        else:
+            dyn, dyn_axes, frozen_dyn, statics = args, in_axes, frozen_in, ()
+        leaves, treedef = tree_flatten(dyn)
+        spans = given is None and process_count() > 1
+        if epoch[0] != _epoch[0]:  # jax.clear_caches() since the last call
+            plans.clear()
+            epoch[0] = _epoch[0]
+        key = (treedef, frozen_dyn, statics, spans, len(args), bool(kwargs))
+        plan = plans.get(key)
+        if plan is None:
+            compiled = _compiled(fun, (len(args), bool(kwargs), spans, statics), dyn_axes,
+                                 frozen_dyn, out_axes, frozen_out, name)
+            plan = _remember(plans, key, _Plan(_leaf_axes(dyn_axes, dyn), compiled))
         # Python scalars have no axis to map (as in JAX, which looks for a `.shape`)
-        sizes = {x.shape[a if isinstance(a, int) else 0]
-                 for x, a in zip(tree_flatten(dyn)[0], _leaf_axes(dyn_axes, dyn))
+        sizes = {x.shape[a if isinstance(a, int) else 0] for x, a in zip(leaves, plan.axes)
                  if a is not None and hasattr(x, "shape")}
         if not sizes and axis_size is None:
             raise ValueError("pmap requires at least one argument with a mapped axis.")
         size = sizes.pop() if len(sizes) == 1 else axis_size
+        available = given if given is not None else _local_devices()
         if size is not None and size > len(available):
             raise ValueError(f"pmap got a mapped axis of size {size}, but only "
                              f"{len(available)} local devices are available; set "
                              "PYJAX_NUM_CPU_DEVICES (or XLA_FLAGS=--xla_force_host_platform_"
                              "device_count) to use more")
-
-        spans = devices is None and process_count() > 1
-
-        def body(*dyn_args: Any) -> Any:
-            # the vmap trace stands for the devices (this process's, in a distributed job)
-            mark_device_axis(trace_state.trace, spans_processes=spans)
-            kw = dyn_args[-1] if kwargs else {}
-            it = iter(dyn_args)
-            full = [a if i in static else next(it) for i, a in enumerate(args)]
-            return fun(*full, **kw)
-
-        compiled = _compiled(body, dyn_axes, out_axes, name,
-                             static_key=(fun, len(args), bool(kwargs), spans,
-                                         tuple((i, args[i]) for i in static)))
         try:
-            out = compiled(*dyn)
+            out = plan.compiled(*dyn)
         except Exception as e:  # the other processes would wait for this one's collectives
             if spans:
                 distributed.notify_failure(e)
             raise
-        mesh = Mesh(available[:size] if size else available[:1], (name,))
-        sharding = NamedSharding(mesh, PartitionSpec(name))
-        return tree_map(lambda x: placed(x, sharding) if type(x) is ArrayImpl else x, out)
+        out_leaves, out_tree = tree_flatten(out)
+        shardings = plan.shardings(out_tree, out_leaves, out_axes, out,
+                                   available[:size] if size else available[:1], name)
+        return tree_unflatten(out_tree, [placed(x, s) if type(x) is ArrayImpl else x
+                                         for x, s in zip(out_leaves, shardings)])
 
     return pmapped
 
 
-def _leaf_axes(in_axes: Any, args: list) -> list:
-    from pyjax._src.transforms.batching import _broadcast_prefix
+class _Plan:
+    """What the calls with one argument structure share: each leaf's mapped axis, the
+    compiled function, and per result layout the results' shardings."""
+
+    __slots__ = ("axes", "compiled", "_placements")
+
+    def __init__(self, axes: list, compiled: Callable):
+        self.axes, self.compiled = axes, compiled
+        self._placements: dict = {}
+
+    def shardings(self, out_tree: Any, leaves: list, out_axes: Any, out: Any,
+                  mesh_devices: tuple, name: Any) -> list:
+        key = (out_tree, tuple(getattr(x, "ndim", None) for x in leaves), len(mesh_devices))
+        known = self._placements.get(key)
+        if known is None or known[0] != mesh_devices:  # devices compare by identity first
+            known = _remember(self._placements, key, (mesh_devices, _shardings(
+                out_axes, out, leaves, mesh_devices, name)))
+        return known[1]
+
+
+_local_memo: list = [None, ()]  # the device list it was taken from, this process's devices
+
+
+def _local_devices() -> tuple:
+    """This process's devices, recomputed only when the device list is (a distributed job
+    starting or ending)."""
+    everything = devices_mod._all_devices()
+    if _local_memo[0] is not everything:
+        _local_memo[1] = tuple(devices_mod.local_devices())
+        _local_memo[0] = everything
+    return _local_memo[1]
+
+
+def _dynamic(args: tuple, kwargs: dict, static: tuple, in_axes: Any) -> tuple[list, Any]:
+    """The mapped arguments (keyword arguments last, as one dict) and their in_axes."""
+    dyn_axes = in_axes
+    if static and isinstance(in_axes, (tuple, list)):
+        dyn_axes = tuple(a for i, a in enumerate(in_axes) if i not in static)
+    dyn = [a for i, a in enumerate(args) if i not in static]
+    if kwargs:  # keyword arguments are mapped over their leading axis, as in JAX
+        if not isinstance(dyn_axes, (tuple, list)):
+            dyn_axes = (dyn_axes,) * len(dyn)
+        dyn_axes = (*dyn_axes, 0)
+        dyn.append(kwargs)
+    return dyn, dyn_axes
+
+
+def _leaf_axes(in_axes: Any, args: Any) -> list:
     axes = in_axes if not isinstance(in_axes, list) else tuple(in_axes)
     return _broadcast_prefix(axes, tuple(args), "in_axes")
 
 
+def _shardings(out_axes: Any, out: Any, leaves: list, mesh_devices: tuple, name: Any) -> list:
+    """Each result leaf's sharding: split over the devices along its out axis, replicated
+    when unmapped (out_axes None)."""
+    mesh = Mesh(mesh_devices, (name,))
+    shardings = []
+    for x, axis in zip(leaves, _broadcast_prefix(out_axes, out, "out_axes")):
+        if axis is None:
+            shardings.append(NamedSharding(mesh, PartitionSpec()))
+        else:
+            axis = axis % x.ndim if axis < 0 and getattr(x, "ndim", 0) else axis
+            shardings.append(NamedSharding(mesh, PartitionSpec(*([None] * axis), name)))
+    return shardings
+
+
+def _remember(memo: dict, key: Any, value: Any) -> Any:
+    with _cache_lock:  # other threads may be evicting too
+        if len(memo) >= _MEMO_LIMIT:
+            memo.pop(next(iter(memo)), None)
+        memo[key] = value
+    return value
+
+
 _cache_slots: dict = {}
 _cache_lock = threading.Lock()
-caches.register(_cache_slots.clear)
+_epoch = [0]  # bumped by jax.clear_caches: each pmapped function then forgets its plans
 
 
-def _compiled(body: Callable, in_axes: Any, out_axes: Any, name: Any, static_key: Any
-              ) -> Callable:
-    """jit(vmap(body)) for this function and static arguments, built once."""
-    key = (static_key, _freeze(in_axes), _freeze(out_axes), name)
+def _clear() -> None:
+    _cache_slots.clear()
+    _epoch[0] += 1
+
+
+caches.register(_clear)
+
+
+def _compiled(fun: Callable, call_key: tuple, in_axes: Any, frozen_in: Any, out_axes: Any,
+              frozen_out: Any, name: Any) -> Callable:
+    """jit(vmap(fun's body)) for this function, calling convention and static arguments,
+    built once.  `call_key`: (argument count, keywords given, spans processes, statics)."""
+    key = (fun, call_key, frozen_in, frozen_out, name)
     compiled = _cache_slots.get(key)
     if compiled is None:
+        body = _body(fun, *call_key)
         compiled = jit(vmap(body, in_axes=in_axes, out_axes=out_axes, axis_name=name))
         with _cache_lock:  # other threads may be evicting too
             if len(_cache_slots) > 256:
                 _cache_slots.pop(next(iter(_cache_slots)), None)
             _cache_slots[key] = compiled
     return compiled
+
+
+def _body(fun: Callable, n_args: int, has_kwargs: bool, spans: bool, statics: tuple
+          ) -> Callable:
+    """fun of the mapped arguments, the static ones put back in place."""
+    static_at = dict(statics)
+
+    def body(*dyn_args: Any) -> Any:
+        # the vmap trace stands for the devices (this process's, in a distributed job)
+        mark_device_axis(trace_state.trace, spans_processes=spans)
+        kw = dyn_args[-1] if has_kwargs else {}
+        it = iter(dyn_args)
+        full = [static_at[i] if i in static_at else next(it) for i in range(n_args)]
+        return fun(*full, **kw)
+
+    return body
 
 
 def _freeze(x: Any) -> Any:

@@ -1,0 +1,204 @@
+"""Latency and bandwidth of psum, all_gather and ppermute under pmap, vs message size.
+
+    .venv/bin/python bench/collectives.py [--quick] [--jax-python /work/oracle/bin/python]
+
+One run prints one table, three columns of runs, each a worker process running this file:
+  pyjax pmap on 4 local devices (PYJAX_NUM_CPU_DEVICES=4);
+  pyjax across 2 MPI processes x 2 devices (`mpirun -n 2 python -m mpi4py`, 4 global devices);
+  JAX's pmap on 4 forced CPU devices, when `--jax-python` names a Python that imports JAX.
+A message is one device's operand (float32; all_gather's result is 4 times larger) and the
+bandwidth is message bytes / time.  ppermute shifts by one around the ring of 4 devices.
+Sizes run 1 KB - 64 MB (1 MB with --quick).  Issue 15's target: >= 10x faster than JAX for
+messages <= 64 KB.  pyjax's local devices share one memory, so a local all_gather's result
+is a broadcast view of the stacked operands (no copy): its time does not grow with the size.
+"""
+import os
+import sys
+
+# bench/random.py would shadow the standard library's random module: bench/ goes last
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != HERE] + [HERE]
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from mpi_launch import IN_JOB, run_under_mpirun  # noqa: E402
+
+KB = 1024
+SIZES = [KB * 4 ** i for i in range(9)]  # 1 KB ... 64 MB
+QUICK_LAST = 1024 * KB
+DEVICES = 4
+COLLECTIVES = ("psum", "all_gather", "ppermute")
+LOCAL_COLUMN, MPI_COLUMN, JAX_COLUMN = ("pyjax pmap 4 local", "pyjax 2 procs x 2",
+                                        "JAX pmap 4 devices")
+RATIO_LABELS = {LOCAL_COLUMN: "local", MPI_COLUMN: "2 procs"}
+TARGET_SECONDS = 0.04  # per round of calls
+ROUNDS = 5  # the best round counts (2 for calls over 20 ms)
+
+
+def label(size: int) -> str:
+    return f"{size // (KB * KB)} MB" if size >= KB * KB else f"{size // KB} KB"
+
+
+def bodies(lax: object) -> dict:
+    ring = [(i, (i + 1) % DEVICES) for i in range(DEVICES)]
+    return {"psum": lambda v: lax.psum(v, "i"),
+            "all_gather": lambda v: lax.all_gather(v, "i"),
+            "ppermute": lambda v: lax.ppermute(v, "i", ring)}
+
+
+def expected(name: str, rows: np.ndarray, first: int) -> np.ndarray:
+    """What this process's devices hold after `name` when global device g holds g + 1."""
+    every = np.arange(1, DEVICES + 1, dtype=np.float32)[:, None] * np.ones(rows.shape[1:],
+                                                                           np.float32)
+    local = range(first, first + rows.shape[0])
+    if name == "psum":
+        return np.stack([every.sum(0)] * len(local))
+    if name == "all_gather":
+        return np.stack([every] * len(local))
+    return np.stack([every[(g - 1) % DEVICES] for g in local])
+
+
+def measure(jax: object, sizes: list, agree: object, barrier: object) -> dict:
+    """Seconds per call of each collective at each size on this process's local devices;
+    `agree(n)` makes every process use the same repeat count, `barrier()` lines them up."""
+    local, first = jax.local_device_count(), jax.process_index() * jax.local_device_count()
+    results = {}
+    put = jax.pmap(lambda v: v, "i")
+    for name, body in bodies(jax.lax).items():
+        fn = jax.pmap(body, "i")
+        for size in sizes:
+            host = np.repeat(np.arange(first + 1, first + local + 1, dtype=np.float32)[:, None],
+                             size // 4, axis=1)
+            x = put(host)  # resident on the devices, as a training step's values are
+            out = fn(x).block_until_ready()
+            if size <= QUICK_LAST:
+                np.testing.assert_array_equal(np.asarray(out), expected(name, host, first))
+            del out
+            start = time.perf_counter()
+            fn(x).block_until_ready()
+            once = time.perf_counter() - start
+            repeats = agree(max(2, min(2000, int(TARGET_SECONDS / max(once, 1e-7)))))
+            best = float("inf")
+            for _ in range(agree(ROUNDS if once < 0.02 else 2)):  # slow calls vary less
+                barrier()
+                start = time.perf_counter()
+                for _ in range(repeats):
+                    fn(x).block_until_ready()
+                best = min(best, (time.perf_counter() - start) / repeats)
+            results[f"{name} {size}"] = best
+            del x
+    return results
+
+
+def worker(library: str, sizes: list, out_path: str) -> None:
+    """Measure in this process (an MPI rank under mpirun) and write the results as JSON."""
+    if library == "jax":
+        import jax
+    else:
+        import pyjax as jax
+    agree, barrier = (lambda n: n), (lambda: None)
+    if IN_JOB:
+        jax.distributed.initialize()
+        from mpi4py import MPI
+        comm = MPI.COMM_WORLD
+        agree, barrier = (lambda n: comm.allreduce(n, op=MPI.MAX)), comm.Barrier
+    if jax.device_count() != DEVICES:
+        raise SystemExit(f"{library}: {jax.device_count()} devices, {DEVICES} wanted")
+    results = measure(jax, sizes, agree, barrier)
+    if jax.process_index() == 0:
+        with open(out_path, "w") as f:
+            json.dump({"results": results, "layout": f"{jax.process_count()} process(es) x "
+                       f"{jax.local_device_count()} devices"}, f)
+
+
+def run_worker(library: str, sizes: list, python: str, env: dict, processes: int = 0
+               ) -> dict | None:
+    """Results of a worker run in a subprocess (under mpirun when `processes`)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out_path = os.path.join(tmp, "results.json")
+        args = ["--worker", library, "--out", out_path, "--sizes", ",".join(map(str, sizes))]
+        if processes:
+            if not run_under_mpirun(__file__, processes, args, env=env, timeout=1200):
+                return None
+        else:
+            full = {k: v for k, v in os.environ.items()
+                    if not k.startswith(("PYJAX_NUM", "JAX_NUM", "XLA_FLAGS"))}
+            proc = subprocess.run([python, os.path.abspath(__file__), *args], env={**full, **env},
+                                  timeout=1200)
+            if proc.returncode:
+                print(f"{library} worker ({python}) failed with exit status {proc.returncode}")
+                return None
+        with open(out_path) as f:
+            return json.load(f)["results"]
+
+
+def cell(seconds: float | None, size: int) -> str:
+    if seconds is None:
+        return f"{'-':>9} {'-':>8}"
+    return f"{seconds * 1e6:9.1f} {size / seconds / 1e9:8.3f}"
+
+
+def ratio(jax_s: float | None, ours: float | None) -> str:
+    return f"{jax_s / ours:7.1f}x" if jax_s and ours else f"{'-':>8}"
+
+
+def report(runs: dict, sizes: list) -> None:
+    columns = list(runs)
+    jax = runs.get(JAX_COLUMN)
+    ours = [c for c in columns if c != JAX_COLUMN]
+    print("\n" + " " * 22 + "".join(f"{c:^19}" for c in columns)
+          + ("   JAX time / pyjax time" if jax else ""))
+    print(f"{'collective':<11}{'size':>7}    " + "".join(f"{'us':>9} {'GB/s':>8} " for _ in columns)
+          + "".join(f"{RATIO_LABELS[c]:>9}" for c in ours if jax))
+    speedups = {c: [] for c in ours if jax}
+    for name in COLLECTIVES:
+        for size in sizes:
+            key = f"{name} {size}"
+            row = f"{name:<11}{label(size):>7}    "
+            row += "".join(cell((runs[c] or {}).get(key), size) + " " for c in columns)
+            for c in speedups:
+                mine = (runs[c] or {}).get(key)
+                row += " " + ratio(jax.get(key), mine)
+                if mine and size <= 64 * KB:
+                    speedups[c].append(jax[key] / mine)
+            print(row)
+    for c, values in speedups.items():
+        if values:
+            verdict = "met" if min(values) >= 10 else "not met"
+            print(f"{c}: JAX / pyjax for messages <= 64 KB from {min(values):.1f}x to "
+                  f"{max(values):.1f}x (target >= 10x: {verdict})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="stop at 1 MB")
+    parser.add_argument("--jax-python", help="a Python that imports JAX, for its pmap")
+    parser.add_argument("--worker", choices=("pyjax", "jax"), help=argparse.SUPPRESS)
+    parser.add_argument("--out", help=argparse.SUPPRESS)
+    parser.add_argument("--sizes", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        worker(args.worker, [int(s) for s in args.sizes.split(",")], args.out)
+        return
+    sizes = [s for s in SIZES if not args.quick or s <= QUICK_LAST]
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; a message is one "
+          "device's operand (float32), bandwidth = message bytes / time")
+    runs = {LOCAL_COLUMN: run_worker("pyjax", sizes, sys.executable,
+                                     {"PYJAX_NUM_CPU_DEVICES": str(DEVICES)})}
+    runs[MPI_COLUMN] = run_worker("pyjax", sizes, sys.executable,
+                                  {"PYJAX_NUM_CPU_DEVICES": str(DEVICES // 2)}, processes=2)
+    if args.jax_python:
+        runs[JAX_COLUMN] = run_worker(
+            "jax", sizes, args.jax_python,
+            {"XLA_FLAGS": f"--xla_force_host_platform_device_count={DEVICES}"})
+    report(runs, sizes)
+
+
+if __name__ == "__main__":
+    main()
