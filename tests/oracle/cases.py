@@ -544,6 +544,14 @@ def jaxpr_cases(jax, jnp, lax, np, x64=False):
     add("lax_while_loop", lambda x: lax.while_loop(lambda v: v < 10, lambda v: v + 1, x), f0)
     add("lax_scan", lambda c, xs: lax.scan(lambda c, x: (c + x, c * x), c, xs), f0, f3)
 
+    # ---- constants: Arrays closed over are constvars (a weak one converted by an equation);
+    # constants made while tracing (jnp.float32(3.), NumPy scalars) are literals
+    c_strong, c_weak, c_vec = jnp.float32(2.), jnp.asarray(3.0), jnp.arange(3.0)
+    add("closed_over_scalars", lambda x: x * c_strong + c_weak, f3)
+    add("closed_over_vector_and_scalar", lambda x: (x + c_vec) * c_strong, f3)
+    add("constants_made_inside", lambda x: x * jnp.asarray(2.0) + jnp.float32(3.), f3)
+    add("numpy_scalar_constants", lambda x: x * np.float32(5.) * np.array(6., np.float32), f3)
+
     # ---- transformations (for later) ----
     add("ad_grad", lambda x: jax.grad(lambda y: jnp.sum(y ** 2))(x), f3)
     add("ad_grad_sin", lambda x: jax.grad(lambda y: jnp.sin(y) * y)(x), f0)

@@ -13,6 +13,7 @@ import numpy as np
 
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
+from pyjax._src.core.trace_state import trace_state
 
 
 def read_only_view(buf: np.ndarray) -> np.ndarray:
@@ -35,11 +36,23 @@ class Array:
 class ArrayImpl(Array):
     """A concrete array: an immutable NumPy buffer plus JAX's weak-type flag."""
 
-    __slots__ = ("_buf", "_weak", "_read_only", "_committed", "_sharding", "__weakref__")
+    __slots__ = ("_buf", "_weak", "_read_only", "_committed", "_sharding", "_in_trace",
+                 "__weakref__")
 
     def __init__(self, buf: np.ndarray, weak: bool = False):
         self._buf = buf
         self._weak = weak
+        if trace_state.trace is not None:  # a constant made while tracing (see made_in_trace)
+            self._in_trace = True
+
+    def made_in_trace(self) -> bool:
+        """Whether this array was made while a function was being traced (a constant such
+        as `jnp.float32(2.)` inside it: staged as a literal when 0-d) rather than before
+        (closed over: a constvar), as JAX tells its literalable constants from Arrays."""
+        try:
+            return self._in_trace
+        except AttributeError:
+            return False
 
     # -- metadata ---------------------------------------------------------------------------
     @property

@@ -15,7 +15,7 @@ from pyjax._src.core import dtypes
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.primitive import Primitive
-from pyjax._src.core.trace import Tracer
+from pyjax._src.core.trace import Tracer, trace_state
 from pyjax._src.primitives import xla_math
 from pyjax._src.transforms import ad, batching
 from pyjax._src.primitives._rules import (
@@ -1129,7 +1129,10 @@ def clamp(min: Any, x: Any, max: Any) -> Any:  # noqa: A002
 def convert_element_type(operand: Any, new_dtype: Any, weak_type: bool = False) -> Any:
     """Cast to `new_dtype`.  Constants are converted at once (JAX folds them while tracing)."""
     new_dtype = dtypes.check_user_dtype(new_dtype, "convert_element_type")
-    if isinstance(operand, Tracer):
+    if isinstance(operand, Tracer) or (type(operand) is ArrayImpl and trace_state.trace
+                                       is not None and not operand.made_in_trace()):
+        # a tracer, or an Array closed over by a traced function (a constvar: JAX stages
+        # its conversion); Python and NumPy constants are converted at once
         if operand.aval.dtype == new_dtype and operand.aval.weak_type == weak_type:
             return operand
         return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=bool(weak_type))

@@ -137,9 +137,12 @@ class StagingTrace(Trace):
             buf, weak = private_buffer(x)  # a constant never aliases the caller's NumPy array
             if type(x) in dtypes.python_scalar_dtypes:  # JAX prints the Python value itself
                 return Literal(x, ShapedArray((), buf.dtype, weak))
+            if buf.ndim == 0:  # NumPy scalars are literals too
+                return Literal(buf, ShapedArray((), buf.dtype, weak))
             x = ArrayImpl(buf, weak)
         aval = ShapedArray(buf.shape, buf.dtype, weak)
-        if buf.ndim == 0:  # the literal keeps the array: evaluating it keeps its weak type
+        if buf.ndim == 0 and x.made_in_trace():
+            # the literal keeps the array: evaluating it keeps its weak type
             return Literal(x if weak else buf, aval)
         return self._constvar(x, aval)
 
