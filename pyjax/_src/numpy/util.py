@@ -6,6 +6,7 @@ staged jaxpr shows the same convert_element_type / broadcast_in_dim equations as
 from __future__ import annotations
 
 import functools
+import math
 import warnings
 from typing import Any, Callable, Sequence
 
@@ -14,6 +15,7 @@ import numpy as np
 from pyjax._src.core.trace_state import note_side_effect
 from pyjax._src.backend.dispatch import as_operand, scalar_buffer  # noqa: F401 (as_operand: re-exported)
 from pyjax._src.backend import eager_plans
+from pyjax._src import caches
 from pyjax._src.config import config
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import Array, ArrayImpl
@@ -82,8 +84,23 @@ def _array_and_scalar(x: Any, y: Any) -> list[Any] | None:
         return None  # an array made under x64: canonicalised on the general path
     if type(scalar) is int and not -2 ** 31 <= scalar < 2 ** 31:
         return None  # range checks (OverflowError) live on the general path
-    converted = ArrayImpl(scalar_buffer(scalar)[0].astype(dtype), False)
+    if trace_state.trace is None:  # eager: `x > 0` converts the same scalar over and over
+        key = (type(scalar), scalar, math.copysign(1.0, scalar.real), dtype, config.x64)
+        converted = _SCALAR_OPERANDS.get(key)
+        if converted is None:
+            if len(_SCALAR_OPERANDS) >= 256:
+                _SCALAR_OPERANDS.clear()
+            converted = _SCALAR_OPERANDS[key] = ArrayImpl(
+                scalar_buffer(scalar)[0].astype(dtype), False)
+    else:  # made while tracing: a literal (see ArrayImpl.made_in_trace)
+        converted = ArrayImpl(scalar_buffer(scalar)[0].astype(dtype), False)
     return [arr, converted] if first else [converted, arr]
+
+
+#: (scalar's type, value, sign, array dtype, x64) -> the scalar as a strong Array of that
+#: dtype, for eager array-scalar operations (NaN keys never match, so they miss: harmless)
+_SCALAR_OPERANDS: dict = {}
+caches.register(_SCALAR_OPERANDS.clear)
 
 
 def promote_dtypes(*args: Any) -> list[Any]:
