@@ -265,3 +265,24 @@ def test_cache_keeps_recently_used_traces():
         f(jnp.ones(n))
         f(jnp.ones(1))
     assert traces.count((1,)) == 1
+
+
+def test_jit_retraces_when_the_mesh_context_changes():
+    """The mesh in context is part of jit's cache key, as in JAX: a function traced under
+    one mesh is traced again without it (here: and then raises JAX's error)."""
+    from pyjax.sharding import PartitionSpec
+    calls = []
+
+    def constrain(x):
+        calls.append(1)
+        return jax.lax.with_sharding_constraint(x, PartitionSpec("x"))
+    f = jax.jit(constrain)
+    with jax.set_mesh(jax.make_mesh((1,), ("x",))):
+        f(jnp.ones(8))
+        f(jnp.ones(8))
+    assert len(calls) == 1
+    with pytest.raises(RuntimeError, match="requires a non-empty mesh in context"):
+        f(jnp.ones(8))
+    with jax.set_mesh(jax.make_mesh((1,), ("x",))):
+        f(jnp.ones(8))  # an equal mesh: the first trace again
+    assert len(calls) == 2

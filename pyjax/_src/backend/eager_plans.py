@@ -2,7 +2,7 @@
 
 A jnp function called eagerly checks its arguments, promotes dtypes, normalises axes and binds
 a few primitives.  For one signature (operand shapes, dtypes and weak types, static arguments,
-trace-affecting config) all of that has one outcome, so it need not be repeated:
+trace-affecting config, the mesh context) all of that has one outcome, so it need not be repeated:
 
 1. the first call with a signature runs as usual;
 2. the second runs under a `Recorder`, a trace whose tracers carry their values: each
@@ -31,6 +31,7 @@ from pyjax._src.config import config
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.trace import Trace, Tracer, trace_state
+from pyjax._src.parallel.mesh import context_key as mesh_context_key
 
 #: eager rules that amount to "check types, run the impl on the buffers, wrap the result"
 _PLAIN_EAGER: set = {apply_primitive, apply_primitive_cached}
@@ -250,7 +251,7 @@ def call(fun: Callable, args: tuple, kwargs: dict) -> Any:
     if len(arrays) > 1 and len({id(a) for a in arrays}) < len(arrays):
         ids = [id(a) for a in arrays]  # one Array passed twice: its plan differs
         key.append(tuple(ids.index(i) for i in ids))
-    key.append(config.trace_key())
+    key += (config.trace_key(), mesh_context_key())
     key_t = tuple(key)
     plan = _plans.get(key_t, False)
     if plan:

@@ -202,10 +202,12 @@ class Mesh(_BaseMesh, contextlib.ContextDecorator):
         warnings.warn("`with mesh:` context manager has been deprecated. Please use `with "
                       "jax.set_mesh(mesh):` instead.", category=DeprecationWarning, stacklevel=2)
         _state.resource_stack.append(self)
+        _rekey()
         return self
 
     def __exit__(self, *exc: Any) -> bool:
         _state.resource_stack.pop()
+        _rekey()
         return False
 
     def __str__(self) -> str:
@@ -318,9 +320,28 @@ class _MeshState(threading.local):
         self.concrete: Mesh = EMPTY_MESH
         self.abstract: AbstractMesh = EMPTY_ABSTRACT_MESH
         self.resource_stack: list[Mesh] = []
+        self.key = 0  # `context_key()`: a small int naming the three
 
 
 _state = _MeshState()
+#: each mesh context seen (concrete, abstract, innermost `with mesh:`) -> its small int
+_context_keys: dict = {(EMPTY_MESH, EMPTY_ABSTRACT_MESH, EMPTY_MESH): 0}
+_context_keys_lock = threading.Lock()
+
+
+def _rekey() -> None:
+    """Name this thread's mesh context anew after a change (hashing meshes here, once, keeps
+    `context_key` a plain attribute read)."""
+    context = (_state.concrete, _state.abstract,
+               _state.resource_stack[-1] if _state.resource_stack else EMPTY_MESH)
+    with _context_keys_lock:
+        _state.key = _context_keys.setdefault(context, len(_context_keys))
+
+
+def context_key() -> int:
+    """The mesh context of this thread as a small int: part of jit's cache key, since a
+    function traced under one mesh may stage differently under another (as in JAX)."""
+    return _state.key
 
 
 def get_abstract_mesh() -> AbstractMesh:
@@ -363,6 +384,7 @@ class set_mesh:  # noqa: N801 - JAX's name; a setter that is also a context mana
         self.prev_mesh = _state.concrete
         _state.abstract = EMPTY_ABSTRACT_MESH if mesh is None else mesh.abstract_mesh
         _state.concrete = EMPTY_MESH if mesh is None else mesh
+        _rekey()
 
     def __enter__(self) -> None:
         return None
@@ -370,6 +392,7 @@ class set_mesh:  # noqa: N801 - JAX's name; a setter that is also a context mana
     def __exit__(self, *exc: Any) -> None:
         _state.abstract = self.prev_abstract_mesh
         _state.concrete = self.prev_mesh
+        _rekey()
 
 
 class use_abstract_mesh:  # noqa: N801 - JAX's name
@@ -392,9 +415,11 @@ class use_abstract_mesh:  # noqa: N801 - JAX's name
                 f"size={prev.size}")
         self.prev = prev
         _state.abstract = self.mesh
+        _rekey()
 
     def __exit__(self, *exc: Any) -> None:
         _state.abstract = self.prev
+        _rekey()
 
 
 def get_mesh() -> Mesh:

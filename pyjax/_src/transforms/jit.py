@@ -29,6 +29,7 @@ from pyjax._src.core.jaxpr import (
     ClosedJaxpr, Jaxpr, PrintContext, dce, eval_jaxpr, pp_eqn_standard)
 from pyjax._src.core.primitive import Primitive
 from pyjax._src.core.trace import Tracer, trace_state, use_trace
+from pyjax._src.parallel.mesh import context_key as mesh_context_key
 from pyjax._src.transforms import ad, batching
 from pyjax._src.transforms.staging import (
     DebugInfo, abstractify, fun_sourceinfo, trace_to_jaxpr)
@@ -363,7 +364,7 @@ class PjitFunction:
         # Without keyword arguments only the positional tuple is flattened (the fast path);
         # the flag in the key keeps the two layouts apart.
         leaves, in_tree = tree_flatten((args_, kwargs_) if kwargs_ else args_)
-        key = (in_tree, bool(kwargs_), statics, config.trace_key(),
+        key = (in_tree, bool(kwargs_), statics, config.trace_key(), mesh_context_key(),
                *[_leaf_signature(x) for x in leaves])
         entry = self._cache.get(key)
         if entry is not None:
@@ -428,7 +429,7 @@ class PjitFunction:
         from pyjax._src import stages
         args_, kwargs_, statics = self._split(args, kwargs)
         leaves, in_tree = tree_flatten((args_, kwargs_) if kwargs_ else args_)
-        key = (in_tree, bool(kwargs_), statics, config.trace_key(),
+        key = (in_tree, bool(kwargs_), statics, config.trace_key(), mesh_context_key(),
                *[_leaf_signature(x) for x in leaves])
         entry = self._cache.get(key)
         if entry is None:
