@@ -16,7 +16,7 @@ from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.primitive import Primitive
 from pyjax._src.core.trace import Tracer, trace_state
-from pyjax._src.primitives import xla_math
+from pyjax._src.primitives import xla_complex, xla_math
 from pyjax._src.transforms import ad, batching
 from pyjax._src.primitives._rules import (
     ANY, BOOL, COMPLEX, FLOAT, INT, INTEGRAL, NUMBER, UINT, check_kinds, dtype_kind, fast_eager,
@@ -196,14 +196,21 @@ def _clz(x: np.ndarray) -> np.ndarray:
 
 
 def _sign(x: np.ndarray) -> np.ndarray:
-    """np.sign, except complex x/|x| as XLA computes it (nan where |x| is inf or nan)."""
+    """np.sign, except complex x/|x| as XLA computes it (xla_complex.sign)."""
     if not dtypes.is_complex(x.dtype):  # copysign keeps sign(-0.) == -0. as XLA does
         return np.copysign(np.sign(x), x) if x.dtype.kind == "f" or x.dtype == dtypes.bfloat16 \
             else np.sign(x)
-    with np.errstate(all="ignore"):
-        mag = np.abs(x)
-        return np.where(mag == 0, np.zeros((), x.dtype), x / np.where(mag == 0, 1, mag)
-                        ).astype(x.dtype)
+    return xla_complex.sign(x)
+
+
+def _or_complex(real_fn: Callable, complex_fn: Callable) -> Callable:
+    """real_fn for real operands, XLA's complex expansion (xla_complex) for complex ones."""
+    def impl(*args: np.ndarray) -> np.ndarray:
+        if dtypes.is_complex(args[0].dtype):
+            return complex_fn(*args)
+        return real_fn(*args)
+    impl.__name__ = getattr(real_fn, "__name__", complex_fn.__name__)
+    return impl
 
 
 def _same_dtype(name: str) -> Callable:
@@ -236,16 +243,8 @@ ad.defjvp_zero(round_p)
 is_finite_p = unop("is_finite", _is_finite, (FLOAT,), out_dtype=lambda d: dtypes.bool_)
 ad.defjvp_zero(is_finite_p)
 def _complex_exp(x: np.ndarray) -> np.ndarray:
-    """exp as XLA computes it: e^a (cos b + i sin b), except a zero b gives (e^a, +0); so a
-    non-finite b gives nan+nanj even where C99 (NumPy) gives inf+nanj or 0."""
-    if not dtypes.is_complex(x.dtype):
-        return np.exp(x)
-    a, b = x.real, x.imag
-    ea = np.exp(a)
-    out = np.empty(x.shape, x.dtype)
-    out.real = np.where(b == 0, ea, ea * np.cos(b))
-    out.imag = np.where(b == 0, np.zeros((), b.dtype), ea * np.sin(b))
-    return out
+    """exp as XLA computes it (xla_complex.exp for complex x)."""
+    return xla_complex.exp(x) if dtypes.is_complex(x.dtype) else np.exp(x)
 
 
 def _exp_halves(x: np.ndarray, sign: int) -> np.ndarray:
@@ -253,9 +252,7 @@ def _exp_halves(x: np.ndarray, sign: int) -> np.ndarray:
     does not overflow early; complex values go through XLA's complex exp."""
     if not dtypes.is_complex(x.dtype):
         return np.cosh(x) if sign == 1 else np.sinh(x)
-    half = np.asarray(np.log(0.5), x.real.dtype)
-    up, down = _complex_exp(x + half), _complex_exp(-x + half)
-    return up + down if sign == 1 else up - down
+    return xla_complex.cosh(x) if sign == 1 else xla_complex.sinh(x)
 
 
 def _cosh(x: np.ndarray) -> np.ndarray:
@@ -266,81 +263,67 @@ def _sinh(x: np.ndarray) -> np.ndarray:
     return _exp_halves(x, -1)
 
 
-def _nan_if_nan_part(fn: Callable) -> Callable:
-    """fn, except that a complex input with a NaN part gives nan+nanj, as XLA's complex sqrt and
-    log1p do (C99/NumPy give inf+nanj or similar when the other part is infinite)."""
-    def impl(x: np.ndarray) -> np.ndarray:
-        out = fn(x)
-        if dtypes.is_complex(x.dtype):
-            out = np.where(np.isnan(x.real) | np.isnan(x.imag), np.array(complex(np.nan, np.nan),
-                           out.dtype), out)
-        return out
-    impl.__name__ = fn.__name__
-    return impl
-
-
 exp_p = unop("exp", _errstate(_complex_exp), _INEXACT)
 ad.defjvp2(exp_p, lambda g, ans, x: mul(g, ans))
 def _exp2(x: np.ndarray) -> np.ndarray:
-    """XLA's exp2: exp(x * ln 2), with ln 2 rounded to x's dtype (so bfloat16 is coarse)."""
+    """XLA's exp2: exp(x * ln 2), with ln 2 rounded to x's dtype (so bfloat16 is coarse); a
+    complex product with ln 2 + 0j."""
+    if dtypes.is_complex(x.dtype):
+        return xla_complex.exp(xla_complex.mul(np.full(x.shape, np.log(2), x.dtype), x))
     return _complex_exp(np.multiply(np.asarray(np.log(2), x.dtype), x))
 
 
 exp2_p = unop("exp2", _errstate(_exp2), _INEXACT)
 ad.defjvp2(exp2_p, lambda g, ans, x: mul(log(_const(x, 2)), mul(g, ans)))
-log_p = unop("log", _errstate(np.log), _INEXACT)
+log_p = unop("log", _errstate(_or_complex(np.log, xla_complex.log)), _INEXACT)
 ad.defjvp(log_p, lambda g, x: div(g, x))
-log1p_p = unop("log1p", _errstate(_nan_if_nan_part(np.log1p)), _INEXACT)
+log1p_p = unop("log1p", _errstate(_or_complex(np.log1p, xla_complex.log1p)), _INEXACT)
 ad.defjvp(log1p_p, lambda g, x: div(g, add(x, _one(x))))
 def _expm1(x: np.ndarray) -> np.ndarray:
-    """np.expm1, except that a complex x with a zero imaginary part keeps it (XLA's value:
-    expm1(inf+0j) is inf+0j, not inf+nanj)."""
+    """np.expm1; XLA's expansion (xla_complex.expm1) for complex x."""
+    if dtypes.is_complex(x.dtype):
+        return xla_complex.expm1(x)
     with np.errstate(all="ignore"):
-        out = np.expm1(x)
-        if dtypes.is_complex(x.dtype):
-            real = x.imag == 0
-            if real.any():
-                out = np.where(real, (np.expm1(x.real) + 1j * x.imag).astype(x.dtype), out)
-        return out
+        return np.expm1(x)
 
 
 expm1_p = unop("expm1", _expm1, _INEXACT)
 ad.defjvp2(expm1_p, lambda g, ans, x: mul(g, add(ans, _one(ans))))
-tanh_p = unop("tanh", np.tanh, _INEXACT)
+tanh_p = unop("tanh", _or_complex(np.tanh, xla_complex.tanh), _INEXACT)
 ad.defjvp2(tanh_p, lambda g, ans, x: mul(add(g, mul(g, ans)), sub(_one(x), ans)))
 logistic_p = unop("logistic", _errstate(_logistic), _INEXACT)
 ad.defjvp2(logistic_p, lambda g, ans, x: mul(g, mul(ans, sub(_one(ans), ans))))
-sin_p = unop("sin", np.sin, _INEXACT)
+sin_p = unop("sin", _or_complex(np.sin, xla_complex.sin), _INEXACT)
 ad.defjvp(sin_p, lambda g, x: mul(g, cos(x)))
-cos_p = unop("cos", np.cos, _INEXACT)
+cos_p = unop("cos", _or_complex(np.cos, xla_complex.cos), _INEXACT)
 ad.defjvp(cos_p, lambda g, x: neg(mul(g, sin(x))))
-tan_p = unop("tan", np.tan, _INEXACT)
+tan_p = unop("tan", _or_complex(np.tan, xla_complex.tan), _INEXACT)
 ad.defjvp2(tan_p, lambda g, ans, x: mul(g, add(_const(x, 1), square(ans))))
-asin_p = unop("asin", _errstate(np.arcsin), _INEXACT)
+asin_p = unop("asin", _errstate(_or_complex(np.arcsin, xla_complex.asin)), _INEXACT)
 ad.defjvp(asin_p, lambda g, x: mul(g, rsqrt(sub(_const(x, 1), square(x)))))
-acos_p = unop("acos", _errstate(np.arccos), _INEXACT)
+acos_p = unop("acos", _errstate(_or_complex(np.arccos, xla_complex.acos)), _INEXACT)
 ad.defjvp(acos_p, lambda g, x: mul(g, neg(rsqrt(sub(_const(x, 1), square(x))))))
-atan_p = unop("atan", np.arctan, _INEXACT)
+atan_p = unop("atan", _or_complex(np.arctan, xla_complex.atan), _INEXACT)
 ad.defjvp(atan_p, lambda g, x: div(g, add(_const(x, 1), square(x))))
 sinh_p = unop("sinh", _errstate(_sinh), _INEXACT)
 ad.defjvp(sinh_p, lambda g, x: mul(g, cosh(x)))
 cosh_p = unop("cosh", _errstate(_cosh), _INEXACT)
 ad.defjvp(cosh_p, lambda g, x: mul(g, sinh(x)))
-asinh_p = unop("asinh", np.arcsinh, _INEXACT)
+asinh_p = unop("asinh", _or_complex(np.arcsinh, xla_complex.asinh), _INEXACT)
 ad.defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(square(x), _one(x)))))
-acosh_p = unop("acosh", _errstate(np.arccosh), _INEXACT)
+acosh_p = unop("acosh", _errstate(_or_complex(np.arccosh, xla_complex.acosh)), _INEXACT)
 # x^2 - 1 rather than (x + 1)(x - 1), as JAX writes it (the domain is x >= 1)
 ad.defjvp(acosh_p, lambda g, x: mul(g, rsqrt(sub(square(x), _one(x)))))
-atanh_p = unop("atanh", _errstate(np.arctanh), _INEXACT)
+atanh_p = unop("atanh", _errstate(_or_complex(np.arctanh, xla_complex.atanh)), _INEXACT)
 ad.defjvp(atanh_p, lambda g, x: mul(integer_pow(add(_one(x), x), -1),
                                     div(g, sub(_one(x), x))))
-sqrt_p = unop("sqrt", _errstate(_nan_if_nan_part(np.sqrt)), _INEXACT)
+sqrt_p = unop("sqrt", _errstate(_or_complex(np.sqrt, xla_complex.sqrt)), _INEXACT)
 ad.defjvp2(sqrt_p, lambda g, ans, x: mul(g, div(_const(x, 0.5), ans)))  # sqrt'(0) = inf
 rsqrt_p = unop("rsqrt", _errstate(_rsqrt), _INEXACT)
 ad.defjvp2(rsqrt_p, lambda g, ans, x: mul(g, mul(_const(x, -0.5), div(ans, x))))
 cbrt_p = unop("cbrt", np.cbrt, (FLOAT,))
 ad.defjvp2(cbrt_p, lambda g, ans, x: mul(g, mul(_const(x, 1 / 3), integer_pow(ans, -2))))
-abs_p = unop("abs", np.abs, _SIGNED_NUMBER, out_dtype=_real_dtype)
+abs_p = unop("abs", _or_complex(np.abs, xla_complex.abs), _SIGNED_NUMBER, out_dtype=_real_dtype)
 abs_p.eager = fast_eager((INT, FLOAT))
 
 
@@ -354,7 +337,7 @@ def _abs_jvp(g: Any, ans: Any, x: Any) -> Any:
 ad.defjvp2(abs_p, _abs_jvp)
 not_p = unop("not", np.invert, INTEGRAL)
 ad.defjvp_zero(not_p)
-square_p = unop("square", np.square, NUMBER)
+square_p = unop("square", _or_complex(np.square, xla_complex.square), NUMBER)
 ad.defjvp2(square_p, lambda g, ans, x: mul(g, mul(_const(x, 2), x)))
 erf_p = unop("erf", _same_dtype("erf"), (FLOAT,))
 ad.defjvp(erf_p, lambda g, x: mul(_const(x, 2 / np.sqrt(np.pi)), mul(g, exp(neg(square(x))))))
@@ -422,13 +405,16 @@ def _integer_pow_impl(x: np.ndarray, *, y: int) -> np.ndarray:
             return np.power(x, y, dtype=x.dtype)
         if y == 0:
             return np.ones_like(x)
+        times = xla_complex.mul if dtypes.is_complex(x.dtype) else np.multiply
         n, base, acc = -y if y < 0 else y, x, None  # (`abs` here is lax.abs)
         while n:
             if n & 1:
-                acc = base if acc is None else acc * base
+                acc = base if acc is None else times(acc, base)
             n >>= 1
             if n:
-                base = base * base
+                base = times(base, base)
+        if y < 0 and dtypes.is_complex(x.dtype):
+            return xla_complex.div(np.ones_like(acc), acc)
         return (np.ones((), x.dtype) / acc).astype(x.dtype) if y < 0 else acc.astype(x.dtype)
 
 
@@ -548,6 +534,8 @@ def _div_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
             if dtype_kind(x.dtype) == INT:  # round toward zero, as C and XLA do
                 q = q + ((np.remainder(x, safe) != 0) & ((x < 0) != (safe < 0)))
             return np.where(y == 0, -1, q).astype(x.dtype)
+        if dtypes.is_complex(x.dtype):
+            return xla_complex.div(x, y)
         return np.true_divide(x, y)
 
 
@@ -561,6 +549,8 @@ def _rem_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def _pow_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
+        if dtypes.is_complex(x.dtype):
+            return xla_complex.power(x, y.astype(x.dtype, copy=False))
         return np.power(x, y.astype(x.dtype, copy=False))
 
 
@@ -639,7 +629,7 @@ def _bilinear_transpose(lhs_rule: Callable, rhs_rule: Callable) -> Callable:
     return transpose
 
 
-mul_p = binop("mul", np.multiply, NUMBER)
+mul_p = binop("mul", _or_complex(np.multiply, xla_complex.mul), NUMBER)
 ad.defjvp(mul_p, lambda g, x, y: mul(g, y), lambda g, x, y: mul(x, g))
 mul_p.transpose = _bilinear_transpose(lambda ct, x, y: _unbroadcast(x, mul(ct, y)),
                                       lambda ct, x, y: _unbroadcast(y, mul(x, ct)))
@@ -784,7 +774,15 @@ def _complex_abstract(x: ShapedArray, y: ShapedArray) -> ShapedArray:
     return ShapedArray(shape, out, x.weak_type and y.weak_type)
 
 
-complex_p = make_primitive("complex", lambda x, y: x + 1j * y, _complex_abstract)
+def _complex_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """x + iy by parts (x + 1j * y would lose signed zeros and turn inf into nan)."""
+    x, y = np.broadcast_arrays(x, y)
+    out = np.empty(x.shape, np.result_type(x.dtype, np.complex64))
+    out.real, out.imag = x, y
+    return out
+
+
+complex_p = make_primitive("complex", _complex_impl, _complex_abstract)
 ad.deflinear(complex_p, _linear_transpose(
     lambda ct, x, y: [_unbroadcast(x, real(ct)), _unbroadcast(y, imag(neg(ct)))]))
 batching.defbroadcasting(complex_p)
