@@ -2,12 +2,15 @@
 one impl call per equation) and tier 1 (llvmlite kernels, within stated ulps of float64)."""
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 import pytest
 
 import pyjax
 import pyjax.numpy as jnp
 from pyjax._src.backend import fusion, passes, tier0, tier1
+from pyjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
 
 RNG = np.random.default_rng(14)
 
@@ -220,3 +223,85 @@ def test_tier1_unsupported_cluster_says_why(monkeypatch):
 def test_tier1_off_names_the_reason(monkeypatch):
     monkeypatch.setattr(tier1, "ENABLED", False)
     assert tier1.reason() == "tier 1 is turned off (PYJAX_TIER1=off)"
+
+
+# ---------------------------------------------------------------------------------------------
+# tier 1 forced on every cluster (PYJAX_TIER1=force): what the whole suite found
+# ---------------------------------------------------------------------------------------------
+
+def _forced(f, args, *, native: bool, monkeypatch) -> np.ndarray:
+    """f's one result with every cluster blockwise, and (native) run by a tier 1 kernel."""
+    pyjax.clear_caches()
+    monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1)
+    monkeypatch.setattr(tier1, "ENABLED", native)
+    try:
+        pyjax.config.update("jax_compile_sync", True)
+        out = pyjax.jit(f)(*args)
+        kernels = pyjax.jit(f).lower(*args).compile()._run.kernels.values()
+        assert any(isinstance(k, tier1.Kernel) for k in kernels) == native, list(kernels)
+    finally:
+        pyjax.config.update("jax_compile_sync", False)
+        pyjax.clear_caches()
+    return np.asarray(out)
+
+
+def test_dead_cluster_is_not_run(monkeypatch):
+    """A cluster whose values nothing reads (a dropped result) generates no call."""
+    monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1)
+    x = np.float32(-2.0)
+    traced = pyjax.jit(lambda a: jnp.abs(a) * 2).trace(x).jaxpr
+    jaxpr = traced.jaxpr
+    dead = ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, [jaxpr.invars[0]], jaxpr.eqns),
+                       traced.consts)
+    program = tier0.generate(dead)
+    assert program.clusters == {}
+    assert program.run(np.asarray(x)) == [x]
+
+
+@needs_tier1
+@pytest.mark.parametrize("shape,axis", [((5,), None), ((3, 5), 1), ((129,), None),
+                                        ((7, 1000), 1), ((4095,), None), ((2, 9, 11), (1, 2))])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_tier1_short_sums_have_tier0_bits(shape, axis, dtype, monkeypatch):
+    """Rows shorter than _accumulation.LONG are summed in NumPy's pairwise order in their own
+    dtype, as tier 0 sums them: jit(cov)-style cancellations then agree with eager."""
+    x = (RNG.standard_normal(shape) * 10.0 ** RNG.uniform(-3, 3, shape)).astype(dtype)
+    with pyjax.enable_x64(dtype == np.float64):
+        f = lambda a: jnp.sum(a * 3.0, axis=axis)  # noqa: E731
+        t0 = _forced(f, (x,), native=False, monkeypatch=monkeypatch)
+        t1 = _forced(f, (x,), native=True, monkeypatch=monkeypatch)
+    assert t0.dtype == t1.dtype == dtype and t0.tobytes() == t1.tobytes()
+
+
+@needs_tier1
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_tier1_exp2_is_xla_exp2(dtype, monkeypatch):
+    """exp2 is exp(x * ln 2) with ln 2 rounded to the dtype, as in tier 0 (XLA's value), not
+    libmvec's exact exp2: they differ by tens of ulps at large |x|."""
+    x = np.array([-104.0, -60.5, 0.0, 1.0, 3.3, 100.0, 120.7], dtype)
+    with pyjax.enable_x64(dtype == np.float64):
+        t0 = _forced(jnp.exp2, (x,), native=False, monkeypatch=monkeypatch)
+        t1 = _forced(jnp.exp2, (x,), native=True, monkeypatch=monkeypatch)
+    np.testing.assert_allclose(t1, t0, rtol=4 * np.finfo(dtype).eps, atol=0)
+
+
+@needs_tier1
+def test_tier1_kernel_with_no_rows_touches_nothing(monkeypatch):
+    """A (0, C) call returns at once (the row loop runs only while r < R)."""
+    monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1)
+    closed = passes.optimize(pyjax.jit(lambda a: jnp.exp(a) + 1).trace(_MAT).jaxpr)
+    (cluster,) = fusion.plan(closed.jaxpr)
+    kernel = tier1.build(cluster)
+    kernel.compile()
+    kernel.fn(0, 5, (ctypes.c_void_p * 2)())  # null buffers: any access would crash
+
+
+@needs_tier1
+def test_tier1_extended_dtypes_stay_on_tier0(monkeypatch):
+    monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1)
+    pyjax.clear_caches()
+    keys = pyjax.random.split(pyjax.random.key(0), 4)
+    compiled = pyjax.jit(lambda c, k: jnp.where(c, k, k[::-1])).lower(
+        np.array([True, False, True, False]), keys).compile()
+    assert any(str(v).startswith("dtype key") for v in compiled._run.kernels.values())
+    pyjax.clear_caches()

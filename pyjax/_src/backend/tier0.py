@@ -136,15 +136,16 @@ def generate(closed: ClosedJaxpr, steps: list[fusion.Step] | None = None) -> Pro
     functions: list[str] = []
     for k, step in enumerate(steps):
         if type(step) is fusion.Cluster and blockwise(step):
-            fname = f"cluster{len(clusters)}"
-            clusters[fname] = step
-            outs = [f"v{step.members[0][0]}_{fname}_{j}" for j in range(len(step.outputs))]
-            names.update(zip(step.outputs, outs))
-            functions.append(_cluster_source(fname, step, src))
-            call = f"{fname}({', '.join(ref(a) for a in step.inputs)})"
-            ops = " ".join(e.primitive.name for e in step.eqns)
-            lines.append(f"    {', '.join(outs)}{',' if len(outs) == 1 else ''} = {call}"
-                         f"  # {ops}")
+            if step.outputs:  # (one whose values nothing reads is dead, and pure: not run)
+                fname = f"cluster{len(clusters)}"
+                clusters[fname] = step
+                outs = [f"v{step.members[0][0]}_{fname}_{j}" for j in range(len(step.outputs))]
+                names.update(zip(step.outputs, outs))
+                functions.append(_cluster_source(fname, step, src))
+                call = f"{fname}({', '.join(ref(a) for a in step.inputs)})"
+                ops = " ".join(e.primitive.name for e in step.eqns)
+                lines.append(f"    {', '.join(outs)}{',' if len(outs) == 1 else ''} = {call}"
+                             f"  # {ops}")
         else:
             members = [(step.index, step.eqn)] if type(step) is fusion.Call else step.members
             for i, eqn in members:

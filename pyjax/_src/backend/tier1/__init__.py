@@ -19,8 +19,12 @@ import numpy as np
 from pyjax._src.backend.tier1 import codegen, engine
 from pyjax._src.backend.tier1.codegen import Unsupported
 
-#: PYJAX_TIER1=off turns native kernels off (a test switch; "force" is read by tier0)
-ENABLED = os.environ.get("PYJAX_TIER1", "on").strip().lower() != "off"
+_SWITCH = os.environ.get("PYJAX_TIER1", "on").strip().lower()
+#: PYJAX_TIER1=off turns native kernels off (a test switch)
+ENABLED = _SWITCH != "off"
+#: PYJAX_TIER1=force (a test switch) compiles every cluster at once, so the native kernel is
+#: what runs from the first call; tier0.BLOCKWISE_MIN gives every cluster a function under it
+FORCED = _SWITCH == "force"
 
 _warned = False
 
@@ -101,7 +105,7 @@ def attach(program: Any, sync: bool) -> dict[str, Kernel | str]:
     for fname, kernel in kernels.items():
         if isinstance(kernel, Kernel):
             kernel.fallback = namespace[fname]
-            if sync:
+            if sync or FORCED:
                 install(fname, kernel)
             else:
                 engine.submit(lambda f=fname, k=kernel: install(f, k))

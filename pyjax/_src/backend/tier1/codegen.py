@@ -4,7 +4,9 @@ The cluster's shape S splits at axis k into R = prod(S[:k]) rows and C = prod(S[
 every operand is FULL (one element per (r, c)), ROW (one per row), COL (one per column) or
 SCALAR, and the optional reduction folds the columns of each row (k is where its axes start).
 The loop body works on W-lane vectors; the last partial vector of a row uses masked loads and
-stores.  Transcendentals call glibc's libmvec; sums accumulate in double per lane.
+stores.  Transcendentals call glibc's libmvec.  A sum of rows shorter than
+_accumulation.LONG follows NumPy's pairwise order in the operand's dtype (tier 0's bits);
+longer rows accumulate in double per lane (tier 0 sums them in float64 too).
 
 `kernel_ir(cluster, isa)` gives (IR text, Layout), or raises Unsupported naming the reason.
 The kernel's C signature is `void kernel(int64 R, int64 C, void **pointers)`, pointers being
@@ -20,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from pyjax._src.core.jaxpr import Literal, Var
+from pyjax._src.primitives._accumulation import LONG
 
 F32, F64, BOOL = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.bool_)
 _LLVM = {F32: "float", F64: "double", BOOL: "i1"}
@@ -52,14 +55,14 @@ class Layout:
 _MVEC1 = {"exp": "exp", "log": "log", "log1p": "log1p", "expm1": "expm1", "tanh": "tanh",
           "sin": "sin", "cos": "cos", "tan": "tan", "atan": "atan", "asin": "asin",
           "acos": "acos", "sinh": "sinh", "cosh": "cosh", "asinh": "asinh", "acosh": "acosh",
-          "atanh": "atanh", "cbrt": "cbrt", "exp2": "exp2", "erf": "erf", "erfc": "erfc"}
+          "atanh": "atanh", "cbrt": "cbrt", "erf": "erf", "erfc": "erfc"}
 _MVEC2 = {"pow": "pow", "atan2": "atan2"}
 _ARITH = {"add": "fadd", "add_any": "fadd", "sub": "fsub", "mul": "fmul", "div": "fdiv"}
 _CMP = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
 _INTRINSIC1 = {"abs": "fabs", "sqrt": "sqrt", "floor": "floor", "ceil": "ceil"}
 _BOOL_OPS = {"and": "and", "or": "or", "xor": "xor"}
 SUPPORTED = frozenset({*_MVEC1, *_MVEC2, *_ARITH, *_CMP, *_INTRINSIC1, *_BOOL_OPS, "neg",
-                       "max", "min", "square", "rsqrt", "logistic", "sign", "integer_pow",
+                       "exp2", "max", "min", "square", "rsqrt", "logistic", "sign", "integer_pow",
                        "fused_multiply_add", "select_n", "convert_element_type", "not",
                        "is_finite", "clamp", "broadcast_in_dim", "reduce_sum", "reduce_max",
                        "reduce_min"})
@@ -113,6 +116,8 @@ def _uses(cluster: Any) -> list[tuple[Any, tuple]]:
         for a in e.invars:
             if a in inputs:
                 shape = tuple(a.aval.shape)
+                if shape and len(shape) != len(cluster.shape):
+                    raise Unsupported("an operand of another rank")
                 uses.append((a, shape if shape else (1,) * len(cluster.shape)))
     return uses
 
@@ -140,11 +145,12 @@ def _check_types(cluster: Any) -> None:
         if name not in SUPPORTED:
             raise Unsupported(f"{name} has no native code")
         for v in (*e.invars, *e.outvars):
-            if np.dtype(v.aval.dtype) not in _LLVM:
-                raise Unsupported(f"dtype {np.dtype(v.aval.dtype).name}")
+            dtype = v.aval.dtype  # extended dtypes (PRNG keys, float0) are no NumPy dtype
+            if not isinstance(dtype, np.dtype) or dtype not in _LLVM:
+                raise Unsupported(f"dtype {dtype}")
         if name == "select_n" and (len(e.invars) != 3 or e.invars[0].aval.dtype != BOOL):
             raise Unsupported("select_n with an integer predicate")
-        if name in (*_CMP, *_MVEC1, *_MVEC2, *_ARITH, *_INTRINSIC1, "neg", "max", "min",
+        if name in (*_CMP, *_MVEC1, *_MVEC2, *_ARITH, *_INTRINSIC1, "neg", "exp2", "max", "min",
                     "square", "rsqrt", "logistic", "sign", "integer_pow", "is_finite",
                     "clamp") and any(a.aval.dtype == BOOL for a in e.invars):
             raise Unsupported(f"{name} of booleans")
@@ -253,6 +259,9 @@ def _op(b: _Builder, e: Any, args: list[str]) -> str:
         neg = b.emit(f"fcmp olt {t} {args[0]}, {zero}")
         lower = b.emit(f"select <{b.w} x i1> {neg}, {t} {b.splat_const(-1, dt)}, {t} {args[0]}")
         return b.emit(f"select <{b.w} x i1> {pos}, {t} {b.splat_const(1, dt)}, {t} {lower}")
+    if name == "exp2":  # XLA's exp2 (tier 0's too): exp(x * ln 2), ln 2 rounded to x's dtype
+        scaled = b.emit(f"fmul {t} {args[0]}, {b.splat_const(np.log(2), dt)}")
+        return b.mvec("exp", dt, scaled)
     if name in _MVEC1:
         return b.mvec(_MVEC1[name], dt, args[0])
     if name in _MVEC2:
@@ -310,6 +319,85 @@ def _reduce_info(red: Any) -> tuple[np.dtype, str, Any]:
         -np.inf if name == "reduce_max" else np.inf)
 
 
+def _pairwise_ir(dt: np.dtype) -> str:
+    """`pairwise(ptr a, i64 n)`: NumPy's pairwise sum of n values in their own dtype, in its
+    exact order (eight strided partial sums per block of at most 128, blocks halved at
+    multiples of 8), so a short sum has tier 0's bits."""
+    t, v = _LLVM[dt], f"<8 x {_LLVM[dt]}>"
+    size = _SIZE[dt]
+    lanes = [f"%r{i}" for i in range(8)]
+    pick = [f"  %r{i} = extractelement {v} %acc, i32 {i}" for i in range(8)]
+    return "\n".join([
+        f"define internal {t} @pairwise(ptr %a, i64 %n) {{",
+        "entry:",
+        "  %small = icmp slt i64 %n, 8",
+        "  br i1 %small, label %seq, label %mid",
+        "seq:",
+        "  %si = phi i64 [0, %entry], [%sinext, %sbody]",
+        f"  %sres = phi {t} [{_const(0.0, dt)}, %entry], [%snew, %sbody]",
+        "  %smore = icmp slt i64 %si, %n",
+        "  br i1 %smore, label %sbody, label %sdone",
+        "sbody:",
+        f"  %sp = getelementptr {t}, ptr %a, i64 %si",
+        f"  %sx = load {t}, ptr %sp",
+        f"  %snew = fadd {t} %sres, %sx",
+        "  %sinext = add i64 %si, 1",
+        "  br label %seq",
+        "sdone:",
+        f"  ret {t} %sres",
+        "mid:",
+        "  %big = icmp sgt i64 %n, 128",
+        "  br i1 %big, label %split, label %block",
+        "split:",
+        "  %half = lshr i64 %n, 1",
+        "  %n2 = and i64 %half, -8",
+        "  %rest = sub i64 %n, %n2",
+        f"  %hi = getelementptr {t}, ptr %a, i64 %n2",
+        f"  %lo_sum = call {t} @pairwise(ptr %a, i64 %n2)",
+        f"  %hi_sum = call {t} @pairwise(ptr %hi, i64 %rest)",
+        f"  %both = fadd {t} %lo_sum, %hi_sum",
+        f"  ret {t} %both",
+        "block:",
+        f"  %first = load {v}, ptr %a, align {size}",
+        "  %n8 = and i64 %n, -8",
+        "  br label %bloop",
+        "bloop:",
+        "  %bi = phi i64 [8, %block], [%binext, %bbody]",
+        f"  %acc = phi {v} [%first, %block], [%accnext, %bbody]",
+        "  %bmore = icmp slt i64 %bi, %n8",
+        "  br i1 %bmore, label %bbody, label %bdone",
+        "bbody:",
+        f"  %bp = getelementptr {t}, ptr %a, i64 %bi",
+        f"  %bx = load {v}, ptr %bp, align {size}",
+        f"  %accnext = fadd {v} %acc, %bx",
+        "  %binext = add i64 %bi, 8",
+        "  br label %bloop",
+        "bdone:",
+        *pick,
+        f"  %s01 = fadd {t} {lanes[0]}, {lanes[1]}",
+        f"  %s23 = fadd {t} {lanes[2]}, {lanes[3]}",
+        f"  %s45 = fadd {t} {lanes[4]}, {lanes[5]}",
+        f"  %s67 = fadd {t} {lanes[6]}, {lanes[7]}",
+        f"  %s03 = fadd {t} %s01, %s23",
+        f"  %s47 = fadd {t} %s45, %s67",
+        f"  %s07 = fadd {t} %s03, %s47",
+        "  br label %tloop",
+        "tloop:",
+        "  %ti = phi i64 [%bi, %bdone], [%tinext, %tbody]",
+        f"  %tres = phi {t} [%s07, %bdone], [%tnew, %tbody]",
+        "  %tmore = icmp slt i64 %ti, %n",
+        "  br i1 %tmore, label %tbody, label %tdone",
+        "tbody:",
+        f"  %tp = getelementptr {t}, ptr %a, i64 %ti",
+        f"  %tx = load {t}, ptr %tp",
+        f"  %tnew = fadd {t} %tres, %tx",
+        "  %tinext = add i64 %ti, 1",
+        "  br label %tloop",
+        "tdone:",
+        f"  ret {t} %tres",
+        "}"])
+
+
 def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
     """The LLVM module text of `cluster`'s kernel and how to call it."""
     _check_types(cluster)
@@ -333,8 +421,17 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
     for j in range(n_ptr):
         head.append(f"  %pp{j} = getelementptr ptr, ptr %args, i64 {j}")
         head.append(f"  %p{j} = load ptr, ptr %pp{j}")
+    # a sum along rows shorter than LONG: each row's terms go to a scratch row, then are summed
+    # in NumPy's pairwise order (tier 0 sums them so, in their own dtype); longer rows
+    # accumulate per lane in double (tier 0 sums those in float64 too, rounding once)
+    pairwise = (red is not None and red.primitive.name == "reduce_sum"
+                and math.prod(shape[k:]) < LONG)
+    if pairwise:
+        elt = _LLVM[np.dtype(red.invars[0].aval.dtype)]
+        head.append(f"  %scratch = alloca {elt}, i64 %C, align 64")
     head.append(f"  %cv = and i64 %C, {-w}")
-    head.append("  br label %row")
+    head.append("  %anyrow = icmp sgt i64 %R, 0")  # a shape with a zero before the split
+    head.append("  br i1 %anyrow, label %row, label %exit")
 
     def scalar_load(a: Any, index: str, prefix: str, lines: list) -> str:
         dt = np.dtype(a.aval.dtype)
@@ -360,7 +457,7 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
             hoisted[a] = scalar_load(a, "0", "sc", row)
         elif kind == "ROW":
             hoisted[a] = scalar_load(a, "%r", "rw", row)
-    if red is not None:
+    if red is not None and not pairwise:
         acc_dt, combine, identity = _reduce_info(red)
         acc_t = f"<{w} x {_LLVM[acc_dt]}>"
         acc_init = "<" + ", ".join([f"{_LLVM[acc_dt]} {_const(identity, acc_dt)}"] * w) + ">"
@@ -411,6 +508,18 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
             if e is red:
                 x = vals[e.invars[0]] if e.invars[0] in vals else atom(e.invars[0])
                 src = np.dtype(e.invars[0].aval.dtype)
+                if pairwise:  # the row's terms, summed after the row
+                    vt = f"<{w} x {_LLVM[src]}>"
+                    addr = b.emit(f"getelementptr {_LLVM[src]}, ptr %scratch, i64 %c")
+                    if masked:
+                        decls.add(f"declare void @llvm.masked.store.v{w}{_mt(src)}.p0({vt}, "
+                                  f"ptr, i32, <{w} x i1>)")
+                        b.lines.append(f"  call void @llvm.masked.store.v{w}{_mt(src)}.p0("
+                                       f"{vt} {x}, ptr {addr}, i32 {_SIZE[src]}, "
+                                       f"<{w} x i1> {mask})")
+                    else:
+                        b.lines.append(f"  store {vt} {x}, ptr {addr}, align {_SIZE[src]}")
+                    continue
                 if acc_dt != src:
                     x = b.emit(f"fpext {b.ty(src)} {x} to {acc_t}")
                 if masked:
@@ -444,7 +553,7 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
                 b.lines.append(f"  store {vt} {value}, ptr {addr}, align {_SIZE[dt]}")
         return b.lines, acc_out
 
-    acc_phi = red is not None
+    acc_phi = red is not None and not pairwise
     vec_lines, acc_next = body(False, "v", "%acc" if acc_phi else None)
     vec = ["vec:", "  %c = phi i64 [0, %row], [%cnext, %vbody]"]
     if acc_phi:
@@ -477,12 +586,21 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
         j = len(pointer_inputs) + outputs.index(red.outvars[0])
         done.append(f"  %ra = getelementptr {_LLVM[out_dt]}, ptr %p{j}, i64 %r")
         done.append(f"  store {_LLVM[out_dt]} {total}, ptr %ra")
+    if pairwise:
+        dt = np.dtype(red.outvars[0].aval.dtype)
+        j = len(pointer_inputs) + outputs.index(red.outvars[0])
+        done += [f"  %pw = call {_LLVM[dt]} @pairwise(ptr %scratch, i64 %C)",
+                 # NumPy adds the row's sum to the identity (so a sum of -0.0 is +0.0)
+                 f"  %tot = fadd {_LLVM[dt]} {_const(0.0, dt)}, %pw",
+                 f"  %ra = getelementptr {_LLVM[dt]}, ptr %p{j}, i64 %r",
+                 f"  store {_LLVM[dt]} %tot, ptr %ra"]
     done.append("  br label %rowend")
     rowend = ["rowend:", "  %rnext = add i64 %r, 1", "  %rmore = icmp slt i64 %rnext, %R",
               "  br i1 %rmore, label %row, label %exit", "exit:", "  ret void"]
     fn = ["define void @kernel(i64 %R, i64 %C, ptr noalias %args) {",
           *head, *row, *vec, *vbody, *tail, *tbody, *done, *rowend, "}"]
-    return "\n".join(sorted(decls) + [""] + fn) + "\n", layout
+    extra = [_pairwise_ir(np.dtype(red.invars[0].aval.dtype)), ""] if pairwise else []
+    return "\n".join(sorted(decls) + [""] + extra + fn) + "\n", layout
 
 
 def _mt(dtype: np.dtype) -> str:

@@ -73,22 +73,32 @@ def isa() -> Isa:
 
 
 _count = 0
+#: module text -> its compiled kernel: the IR leaves the shape to the call (rows, columns), so
+#: one chain of operations over one set of dtypes and broadcasts compiles once per process
+_compiled: dict[str, Callable] = {}
 
 
 def compile_ir(ir: str) -> Callable:
     """The ctypes function of `kernel` in module text `ir`."""
     global _count
     with _lock:
+        if ir in _compiled:
+            return _compiled[ir]
         _setup()
         llvm, engine, _, builder, _ = _target
         _count += 1
         name = f"kernel{_count}"
         module = llvm.parse_assembly(ir.replace("@kernel(", f"@{name}("))
         module.verify()
+        for f in module.functions:  # MCJIT aborts the process on a symbol it cannot resolve
+            if (f.is_declaration and not f.name.startswith("llvm.")
+                    and not llvm.address_of_symbol(f.name)):
+                raise RuntimeError(f"{f.name} is not in this glibc's libmvec")
         builder.getModulePassManager().run(module, builder)
         engine.add_module(module)
         engine.finalize_object()
-        return KERNEL_TYPE(engine.get_function_address(name))
+        _compiled[ir] = KERNEL_TYPE(engine.get_function_address(name))
+        return _compiled[ir]
 
 
 _jobs: "queue.Queue[Callable[[], None]]" = queue.Queue()
