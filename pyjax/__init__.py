@@ -27,7 +27,6 @@ from pyjax._src.core.dtypes import float0  # noqa: F401
 from pyjax._src.core.array import Array  # noqa: F401
 from pyjax._src.numpy import array_methods as _array_methods  # noqa: F401  (installs methods)
 from pyjax import dtypes, errors, lax, numpy, tree, tree_util  # noqa: F401
-from pyjax import core  # noqa: F401,E402  (jax.core: pyjax/_src/compat/core.py)
 from pyjax._src.api import (  # noqa: F401
     ShapeDtypeStruct, block_until_ready, clear_caches, device_get, device_put, eval_shape, typeof)
 from pyjax._src.parallel.devices import (  # noqa: F401
@@ -35,46 +34,47 @@ from pyjax._src.parallel.devices import (  # noqa: F401
     process_index)
 from pyjax._src.transforms.ad_api import (  # noqa: F401
     grad, hessian, jacfwd, jacobian, jacrev, jvp, linear_transpose, linearize, value_and_grad, vjp)
-from pyjax._src.parallel.pmap import pmap  # noqa: F401
 from pyjax._src.transforms.batching import vmap  # noqa: F401
-from pyjax._src.transforms.checkpoint import checkpoint, checkpoint_policies, remat  # noqa: F401
-from pyjax._src.transforms.custom_derivatives import (  # noqa: F401
-    closure_convert, custom_gradient, custom_jvp, custom_vjp)
 from pyjax._src.transforms.jit import jit  # noqa: F401
 from pyjax._src.transforms.staging import make_jaxpr  # noqa: F401
-from pyjax._src.alias import alias_as_jax  # noqa: F401
-from pyjax._src.callback import pure_callback  # noqa: F401,E402
-from pyjax import random  # noqa: F401,E402
-from pyjax import dlpack  # noqa: F401,E402
-from pyjax import flatten_util, typing  # noqa: F401,E402
-
-# Sharding (issue 13): jax.sharding, and the names JAX also exports at top level.
-from pyjax import sharding  # noqa: F401,E402
-from pyjax._src.parallel.devices import Device  # noqa: F401,E402
-from pyjax._src.parallel.mesh import make_mesh, set_mesh  # noqa: F401,E402
-from pyjax._src.parallel.placement import (  # noqa: F401,E402
-    make_array_from_callback, make_array_from_process_local_data,
-    make_array_from_single_device_arrays, reshard)
-from pyjax._src.parallel.sharding import NamedSharding, P, Shard  # noqa: F401,E402
-
-# shard_map and multiple processes (issue 15): jax.shard_map, jax.distributed.
-from pyjax._src.parallel.shard_map import shard_map  # noqa: F401,E402
-from pyjax import distributed  # noqa: F401,E402
-
-# Mutable array references (jax.new_ref, jax.Ref, jax.freeze, the jax.ref module).
-from pyjax import ref  # noqa: F401,E402
-from pyjax._src.state import Ref, freeze, new_ref  # noqa: F401,E402
-
-# Small top-level functions and options (jax.ops, jax.image, jax.custom_batching load lazily,
-# listed below): exact on one synchronous host process.
-from pyjax._src.api_misc import (  # noqa: F401,E402
-    copy_to_host_async, effects_barrier, process_indices)
 from pyjax._src.config import jax2tf_associative_scan_reductions  # noqa: F401,E402
 
-# Heavier user-facing packages load on first use (`pyjax.nn`, `pyjax.scipy`, `pyjax.debug`).
+# Everything else loads on first use (PEP 562), so `import pyjax` stays within a fraction of a
+# second of `import numpy` (issue 16): the heavier user-facing packages (`pyjax.nn`,
+# `pyjax.scipy`, `pyjax.random`, ...) and the names below, each from its defining module.
 from pyjax._src import lazy_loader as _lazy  # noqa: E402
 
-__getattr__ = _lazy.attach(__name__, ["api_util", "custom_batching", "custom_derivatives", "debug",
-                                      "image", "interpreters", "nn", "ops", "scipy", "stages",
-                                      "version"])[0]
-del _lazy
+_LAZY_ATTRIBUTES = {
+    # jax.core (pyjax/_src/compat/core.py), the alias, callbacks, remat
+    "core": "pyjax.core", "alias_as_jax": "pyjax._src.alias:alias_as_jax",
+    "pure_callback": "pyjax._src.callback:pure_callback",
+    **{n: f"pyjax._src.transforms.checkpoint:{n}"
+       for n in ("checkpoint", "checkpoint_policies", "remat")},
+    **{n: f"pyjax._src.transforms.custom_derivatives:{n}"
+       for n in ("closure_convert", "custom_gradient", "custom_jvp", "custom_vjp")},
+    # sharding (issue 13) and multiple processes (issue 15)
+    "pmap": "pyjax._src.parallel.pmap:pmap", "Device": "pyjax._src.parallel.devices:Device",
+    "make_mesh": "pyjax._src.parallel.mesh:make_mesh",
+    "set_mesh": "pyjax._src.parallel.mesh:set_mesh",
+    **{n: f"pyjax._src.parallel.placement:{n}"
+       for n in ("make_array_from_callback", "make_array_from_process_local_data",
+                 "make_array_from_single_device_arrays", "reshard")},
+    **{n: f"pyjax._src.parallel.sharding:{n}" for n in ("NamedSharding", "P", "Shard")},
+    "shard_map": "pyjax._src.parallel.shard_map:shard_map",
+    # mutable array references (jax.new_ref, jax.Ref, jax.freeze, the jax.ref module)
+    **{n: f"pyjax._src.state:{n}" for n in ("Ref", "freeze", "new_ref")},
+    # small top-level functions, exact on one synchronous host process
+    **{n: f"pyjax._src.api_misc:{n}"
+       for n in ("copy_to_host_async", "effects_barrier", "process_indices")},
+}
+_LAZY_SUBMODULES = [
+    "api_util", "custom_batching", "custom_derivatives", "debug", "image", "interpreters", "nn",
+    "ops", "scipy", "stages", "version"]
+_DEFERRED_SUBMODULES = [  # imported by `import pyjax` before issue 16
+    "distributed", "dlpack", "flatten_util", "random", "ref", "sharding", "typing"]
+_DEFERRED = [*_DEFERRED_SUBMODULES, *_LAZY_ATTRIBUTES]  # what lazy_loader.load_deferred loads
+__getattr__, __dir__, _ = _lazy.attach(
+    __name__, [*_LAZY_SUBMODULES, *_DEFERRED_SUBMODULES], _LAZY_ATTRIBUTES)
+# `from pyjax import *` takes what it took before issue 16 (the always-lazy packages excluded)
+__all__ = _lazy.public_names(globals(), _DEFERRED)
+del _lazy, _

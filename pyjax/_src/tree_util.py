@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import difflib
 import functools
 import operator
 import textwrap
@@ -1051,6 +1050,7 @@ def _children_error(where: str, typ: type, p_keys: list, f_keys: list
 def _metadata_error(where: str, typ: type, p_aux: Any, f_aux: Any) -> Callable[[str], ValueError]:
     """Error maker: a node has different metadata in the two trees, with a line diff."""
     p_text, f_text = str(p_aux), str(f_aux)
+    import difflib  # only for this error message (issue 16: a fast `import`)
     diff = textwrap.indent("\n".join(difflib.ndiff(p_text.splitlines(), f_text.splitlines())),
                            prefix="    ")
     return lambda name: ValueError(

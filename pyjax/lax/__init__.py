@@ -1,4 +1,8 @@
-"""pyjax.lax: the primitive operations (re-exports only)."""
+"""pyjax.lax: the primitive operations (re-exports only; the less common families load on
+first use)."""
+from typing import Any as _Any
+
+from pyjax._src import lazy_loader as _lazy
 from pyjax._src.primitives.dot import (  # noqa: F401
     batch_matmul, dot, dot_general, dot_general_p)
 from pyjax._src.primitives.elementwise import (  # noqa: F401
@@ -9,20 +13,12 @@ from pyjax._src.primitives.elementwise import (  # noqa: F401
     nextafter, polygamma, population_count, pow, real, rem, round, rsqrt, select, select_n,
     shift_left, shift_right_arithmetic, shift_right_logical, sign, sin, sinh, sqrt, square,
     sub, tan, tanh)
-# special functions and small elementwise ops (pyjax/_src/primitives/special.py)
-from pyjax._src.primitives.special import (  # noqa: F401
-    bessel_i0e, bessel_i1e, betainc, igamma, igamma_grad_a, igammac, mulhi, random_gamma_grad,
-    reciprocal, reduce_precision, zeta)
 from pyjax._src.primitives.reductions import (  # noqa: F401
     argmax, argmin, reduce_and, reduce_max, reduce_min, reduce_or, reduce_prod, reduce_sum,
     reduce_xor)
 from pyjax._src.primitives.shape import (  # noqa: F401
     broadcast, broadcast_in_dim, broadcasted_iota, concatenate, expand_dims, iota, pad, reshape,
     rev, slice, squeeze, transpose, unstack)
-
-from pyjax._src.primitives.control_flow import (  # noqa: F401
-    associative_scan, cond, cond_p, fori_loop, map, platform_dependent, scan, scan_p, switch,
-    while_loop, while_p)
 from pyjax._src.primitives.extra import (  # noqa: F401
     bitcast_convert_type, broadcast_shapes, cumlogsumexp, cummax, cummin, cumprod, cumsum, full,
     full_like, sort, sort_key_val, split, stop_gradient, tile)
@@ -31,50 +27,53 @@ from pyjax._src.primitives.indexing import (  # noqa: F401,E402
     dynamic_slice, dynamic_slice_in_dim, dynamic_update_index_in_dim, dynamic_update_slice,
     dynamic_update_slice_in_dim, gather, index_in_dim, scatter, scatter_add, scatter_apply,
     scatter_max, scatter_min, scatter_mul, scatter_sub, slice_in_dim)
-from pyjax._src.parallel.collectives import (  # noqa: F401,E402
-    all_gather, all_to_all, axis_index, pmax, pmean, pmin, ppermute, psum, psum_scatter)
-# more collectives and sharding constraints (parallel/collectives.py)
-from pyjax._src.parallel.collectives import (  # noqa: F401,E402
-    axis_size, pbroadcast, pcast, psend, pshuffle, pswapaxes, ragged_all_to_all,
-    ragged_all_to_all_p, sharding_constraint_p, with_sharding_constraint)
-# -- miscellaneous lax names (enums, top_k, reduce, rng, tokens, composite, ...) --------------
 from pyjax._src.primitives.enums import (  # noqa: F401,E402
     AccuracyMode, DotAlgorithm, DotAlgorithmPreset, DotDimensionNumbers, FftType, Precision,
     PrecisionLike, RaggedDotDimensionNumbers, RandomAlgorithm, RoundingMethod, Tolerance)
-from pyjax._src.primitives.reduce import reduce, reduce_p  # noqa: F401,E402
-# -- lax.linalg (a submodule, as jax.lax.linalg) and lax.fft --------------------------------
-from pyjax._src.primitives.fft import fft, fft_p  # noqa: F401,E402
-from pyjax.lax import linalg  # noqa: F401,E402
-from pyjax._src.primitives.topk import (  # noqa: F401,E402
-    approx_max_k, approx_min_k, approx_top_k_p, top_k, top_k_p)
-from pyjax._src.primitives.rng import (  # noqa: F401,E402
-    rng_bit_generator, rng_bit_generator_p, rng_uniform, rng_uniform_p)
-# -- convolutions and windowed reductions (primitives/conv.py, primitives/windows.py) ---------
-from pyjax._src.primitives.conv import (  # noqa: F401,E402
-    ConvDimensionNumbers, ConvGeneralDilatedDimensionNumbers, conv,
-    conv_dimension_numbers, conv_general_dilated, conv_general_dilated_local,
-    conv_general_dilated_p, conv_general_dilated_patches, conv_general_permutations,
-    conv_general_shape_tuple, conv_shape_tuple, conv_transpose, conv_transpose_shape_tuple,
-    conv_with_general_padding, padtype_to_pads)
-from pyjax._src.primitives.windows import (  # noqa: F401,E402
-    reduce_window, reduce_window_max_p, reduce_window_min_p, reduce_window_p,
-    reduce_window_shape_tuple, reduce_window_sum_p, select_and_gather_add_p,
-    select_and_scatter_add_p)
-from pyjax._src.primitives.misc import (  # noqa: F401,E402
-    broadcast_like, broadcast_to_rank, collapse, dtype, empty, index_take, shape_as_value, stack,
-    stage)
-from pyjax._src.primitives.effects import (  # noqa: F401,E402
-    after_all, after_all_p, create_token, create_token_p, dce_sink, dce_sink_p,
-    optimization_barrier, optimization_barrier_p)
-from pyjax._src.primitives.composite import composite  # noqa: F401,E402
-# -- ragged and scaled dots (primitives/ragged_dot.py) ----------------------------------------
-from pyjax._src.primitives.ragged_dot import (  # noqa: F401,E402
-    ragged_dot, ragged_dot_general, scaled_dot)
-# -- implicitly differentiated solves (primitives/control_flow/solves.py) ----------------------
-from pyjax._src.primitives.control_flow.solves import (  # noqa: F401,E402
-    custom_linear_solve, custom_root)
-# -- the remaining primitives under JAX's `lax.<name>_p` names (libraries register rules for
-# them or recognise them in jaxprs); each is the Primitive of that name in pyjax's registry ----
+
+# -- the families most programs never touch load on first use (issue 16: a fast `import`):
+# defining module -> the names it gives `lax` (`lax.linalg` is a submodule, also lazy) -------
+_LAZY_FAMILIES = {
+    # special functions and small elementwise ops
+    "pyjax._src.primitives.special": (
+        "bessel_i0e bessel_i1e betainc igamma igamma_grad_a igammac mulhi random_gamma_grad "
+        "reciprocal reduce_precision zeta"),
+    "pyjax._src.primitives.control_flow": (
+        "associative_scan cond cond_p fori_loop map platform_dependent scan scan_p switch "
+        "while_loop while_p"),
+    # collectives and sharding constraints
+    "pyjax._src.parallel.collectives": (
+        "all_gather all_to_all axis_index pmax pmean pmin ppermute psum psum_scatter "
+        "axis_size pbroadcast pcast psend pshuffle pswapaxes ragged_all_to_all "
+        "ragged_all_to_all_p sharding_constraint_p with_sharding_constraint"),
+    "pyjax._src.primitives.reduce": "reduce reduce_p",
+    "pyjax._src.primitives.topk": "approx_max_k approx_min_k approx_top_k_p top_k top_k_p",
+    "pyjax._src.primitives.fft": "fft fft_p",
+    "pyjax._src.primitives.rng": (
+        "rng_bit_generator rng_bit_generator_p rng_uniform rng_uniform_p"),
+    # convolutions and windowed reductions
+    "pyjax._src.primitives.conv": (
+        "ConvDimensionNumbers ConvGeneralDilatedDimensionNumbers conv conv_dimension_numbers "
+        "conv_general_dilated conv_general_dilated_local conv_general_dilated_p "
+        "conv_general_dilated_patches conv_general_permutations conv_general_shape_tuple "
+        "conv_shape_tuple conv_transpose conv_transpose_shape_tuple conv_with_general_padding "
+        "padtype_to_pads"),
+    "pyjax._src.primitives.windows": (
+        "reduce_window reduce_window_max_p reduce_window_min_p reduce_window_p "
+        "reduce_window_shape_tuple reduce_window_sum_p select_and_gather_add_p "
+        "select_and_scatter_add_p"),
+    "pyjax._src.primitives.misc": (
+        "broadcast_like broadcast_to_rank collapse dtype empty index_take shape_as_value stack "
+        "stage"),
+    "pyjax._src.primitives.effects": (
+        "after_all after_all_p create_token create_token_p dce_sink dce_sink_p "
+        "optimization_barrier optimization_barrier_p"),
+    "pyjax._src.primitives.composite": "composite",
+    # ragged and scaled dots
+    "pyjax._src.primitives.ragged_dot": "ragged_dot ragged_dot_general scaled_dot",
+    # implicitly differentiated solves
+    "pyjax._src.primitives.control_flow.solves": "custom_linear_solve custom_root",
+}
 from pyjax._src.core.primitive import registry as _registry  # noqa: E402
 
 _JAX_PRIMITIVE_NAMES = {  # JAX's attribute -> pyjax's primitive name where they differ
@@ -95,5 +94,27 @@ for _name in (
         "split sqrt square squeeze stack stage stop_gradient sub tan tanh tile transpose unstack "
         "xor zeta").split():
     _JAX_PRIMITIVE_NAMES[f"{_name}_p"] = _name
-globals().update({attr: _registry[name] for attr, name in _JAX_PRIMITIVE_NAMES.items()})
-del _name, _registry, _JAX_PRIMITIVE_NAMES
+# the primitives already registered are bound now; the others once their family has loaded
+globals().update({attr: _registry[name] for attr, name in _JAX_PRIMITIVE_NAMES.items()
+                  if name in _registry})
+del _name
+
+
+def _primitive_attribute(attr: str) -> _Any:
+    """`lax.<name>_p` for a primitive whose family is not loaded yet: load them all, bind it."""
+    if attr not in _JAX_PRIMITIVE_NAMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
+    if _JAX_PRIMITIVE_NAMES[attr] not in _registry:
+        _lazy.load_deferred()
+    prim = globals()[attr] = _registry[_JAX_PRIMITIVE_NAMES[attr]]
+    return prim
+
+
+__getattr__, __dir__, _lazy_names = _lazy.attach(
+    __name__, ["linalg"],
+    {name: f"{family}:{name}" for family, names in _LAZY_FAMILIES.items()
+     for name in names.split()},
+    fallback=_primitive_attribute, fallback_names=_JAX_PRIMITIVE_NAMES)
+__all__ = _lazy.public_names(globals(), _lazy_names)
+_DEFERRED = ["linalg", *_LAZY_FAMILIES]  # what lazy_loader.load_deferred loads
+del _lazy_names

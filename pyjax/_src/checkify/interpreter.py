@@ -17,6 +17,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 import pyjax.numpy as jnp
+from pyjax._src import lazy_loader
 from pyjax._src import tree_util as jtu
 from pyjax._src.checkify.check import check_p
 from pyjax._src.checkify.errors import (
@@ -436,6 +437,7 @@ def custom_vjp_call_rule(error: Error, enabled_errors: frozenset, *args: Any,
 
 
 def _register() -> None:
+    lazy_loader.load_deferred()  # the rules are keyed on primitives of every family
     for name in NAN_PRIMITIVES:
         if name in registry:
             error_checks[registry[name]] = functools.partial(nan_error_check, registry[name])

@@ -26,6 +26,8 @@ class RuleTable(MutableMapping):
 
     def _known(self) -> list[Primitive]:
         from pyjax._src.core.primitive import registry
+        from pyjax._src.lazy_loader import load_deferred
+        load_deferred()  # every family's primitives, whichever `import pyjax` left unloaded
         return list({id(p): p for p in [*registry.values(), *self._primitives.values()]}
                     .values())
 

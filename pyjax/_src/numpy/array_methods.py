@@ -6,6 +6,7 @@ Python can try the other operand's reflected method, as with JAX.
 """
 from __future__ import annotations
 
+import importlib
 from typing import Any, Callable
 
 import numpy as np
@@ -14,7 +15,7 @@ from pyjax._src import errors
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import Array, ArrayImpl
 from pyjax._src.core.trace import Tracer
-from pyjax._src.numpy import array_api_metadata, index_tricks, indexing, manipulation, sorting
+from pyjax._src.numpy import array_api_metadata, indexing
 from pyjax._src.numpy import lax_numpy as lnp
 from pyjax._src.numpy import reductions as red
 from pyjax._src.numpy import ufuncs as uf
@@ -122,6 +123,7 @@ def _to_device(self: Any, device: Any, *, stream: Any = None) -> Any:
 
 def _compress(self: Any, condition: Any, axis: int | None = None, *, out: None = None,
               size: int | None = None, fill_value: Any = 0) -> Any:
+    from pyjax._src.numpy import sorting
     return sorting.compress(condition, self, axis=axis, out=out, size=size,
                             fill_value=fill_value)
 
@@ -188,7 +190,22 @@ def _at(self: Any) -> Any:
     return AtIndexer(self)
 
 
-_METHODS: dict[str, Callable] = {
+class _Deferred:
+    """A method whose module loads on first use (issue 16: a fast `import`): the first lookup
+    puts the function itself on `Array`, so it then binds and reads as if installed eagerly."""
+
+    def __init__(self, module: str, attr: str):
+        self.module, self.attr = module, attr
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, objtype: type | None = None) -> Any:
+        setattr(Array, self.name, getattr(importlib.import_module(self.module), self.attr))
+        return getattr(Array if obj is None else obj, self.name)
+
+
+_METHODS: dict[str, Any] = {  # a function, or a _Deferred one
     "all": red.all, "any": red.any, "argmax": red.argmax, "argmin": red.argmin,
     "argsort": lnp.argsort, "astype": _astype, "clip": _clip, "conj": uf.conjugate,
     "conjugate": uf.conjugate, "copy": lnp.copy, "cumprod": red.cumprod, "cumsum": red.cumsum,
@@ -198,9 +215,11 @@ _METHODS: dict[str, Callable] = {
     "squeeze": lnp.squeeze, "std": red.std, "sum": red.sum, "swapaxes": lnp.swapaxes,
     "transpose": _transpose, "var": red.var, "__getitem__": _getitem, "__round__": _round,
     "__array_namespace__": array_api_metadata.__array_namespace__, "to_device": _to_device,
-    "argpartition": sorting.argpartition, "byteswap": _byteswap, "choose": index_tricks.choose,
-    "compress": _compress, "diagonal": lnp.diagonal, "searchsorted": sorting.searchsorted,
-    "take": indexing.take, "trace": manipulation.trace, "view": _view,
+    "argpartition": _Deferred("pyjax._src.numpy.sorting", "argpartition"),
+    "byteswap": _byteswap, "choose": _Deferred("pyjax._src.numpy.index_tricks", "choose"),
+    "compress": _compress, "diagonal": lnp.diagonal,
+    "searchsorted": _Deferred("pyjax._src.numpy.sorting", "searchsorted"), "take": indexing.take,
+    "trace": _Deferred("pyjax._src.numpy.manipulation", "trace"), "view": _view,
 }
 _PROPERTIES: dict[str, Callable] = {
     "T": lnp.transpose, "mT": lnp.matrix_transpose, "real": uf.real, "imag": uf.imag, "at": _at,
@@ -231,6 +250,8 @@ def install() -> None:
         setattr(Array, f"__{name}__", fn)
     for name, fn in _METHODS.items():
         setattr(Array, name, fn)
+        if isinstance(fn, _Deferred):
+            fn.__set_name__(Array, name)
     for name, fn in _PROPERTIES.items():
         setattr(Array, name, property(fn))
     Array.__hash__ = None  # comparisons return arrays, so arrays cannot be hashed

@@ -23,7 +23,6 @@ from pyjax._src.numpy.vectorize import vectorize
 from pyjax._src.primitives import elementwise as lax
 from pyjax._src.primitives import extra as lax_extra
 from pyjax._src.primitives import shape as shp
-from pyjax._src.primitives.control_flow import switch
 
 
 def _ensure(name: str, *args: Any) -> list[Any]:
@@ -428,6 +427,7 @@ def _piecewise(x: Any, condlist: Any, consts: dict[int, Any], funcs: frozenset,
     def const(c: Any) -> Callable:
         return lambda v: lnp.array(c, dtype=dtype)
 
+    from pyjax._src.primitives.control_flow import switch  # loaded on first use (issue 16)
     branches = [call(f) if callable(f) else const(f) for f in funclist]
     return vectorize(switch, excluded=(1,))(branch, branches, x)
 

@@ -23,7 +23,6 @@ from pyjax._src.primitives import extra as lax_extra
 from pyjax._src.primitives import indexing as slicing
 from pyjax._src.primitives import shape as shp
 from pyjax._src.primitives import total_order
-from pyjax._src.primitives.control_flow import scan
 from pyjax._src.primitives.topk import top_k
 from pyjax._src.transforms.batching import vmap
 
@@ -178,6 +177,7 @@ def _searchsorted_scan_impl(sorted_arr: Any, query: Any, side: str, dtype: np.dt
         go_left = go_left_if(query, sorted_arr[mid])
         return (lax.select(go_left, low, mid), lax.select(go_left, mid, high)), ()
 
+    from pyjax._src.primitives.control_flow import scan  # loaded on first use (issue 16)
     levels = int(np.ceil(np.log2(n + 1)))
     carry, _ = scan(body, (unsigned(0), unsigned(n)), (), length=levels,
                     unroll=levels if unrolled else 1)
