@@ -130,12 +130,18 @@ def mlp_table(jax: Any, jnp: Any) -> dict[str, Callable[[], Any]]:
 
 
 def import_seconds(module: str, python: str = sys.executable, runs: int = 5) -> float:
-    """Best wall time of `import module` in a fresh interpreter (interpreter start excluded)."""
+    """Best wall time of `import module` in a fresh interpreter (interpreter start excluded),
+    with compiled bytecode cached as an installed package has it (a warm-up run writes it to
+    a private cache, even where PYTHONDONTWRITEBYTECODE is set)."""
+    import tempfile
     code = (f"import time; t = time.perf_counter(); import {module}; "
             "print(time.perf_counter() - t)")
-    env = dict(os.environ, PYTHONPATH=_ROOT)
-    return min(float(subprocess.run([python, "-c", code], capture_output=True, text=True,
-                                    env=env, check=True).stdout) for _ in range(runs))
+    with tempfile.TemporaryDirectory() as cache:
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env.update(PYTHONPATH=_ROOT, PYTHONPYCACHEPREFIX=cache)
+        subprocess.run([python, "-c", code], capture_output=True, env=env, check=True)
+        return min(float(subprocess.run([python, "-c", code], capture_output=True, text=True,
+                                        env=env, check=True).stdout) for _ in range(runs))
 
 
 def measure(libs: dict[str, Any], want_calls: bool) -> dict[str, dict[str, float]]:
