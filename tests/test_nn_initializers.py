@@ -19,8 +19,6 @@ import record_nn_initializers as rec
 
 RECORDS = load("nn_initializers.json")["records"]
 
-_SINCOS = ("complex exp(1j*theta) uses XLA's own float32 sin/cos polynomials (Eigen's psin/pcos); "
-           "pyjax's lax.sin/cos use NumPy's (primitives/elementwise.py)")
 _DIAGONAL = ("jnp.linalg.diagonal: JAX stages jit[name=diagonal] holding a platform_dependent cond "
              "(a mosaic branch); pyjax's is a plain gather (numpy/linalg.py)")
 _OUTER_JIT = ("under an outer jit XLA compiles the whole truncated-normal initializer as one "
@@ -41,9 +39,6 @@ def known_difference(record: dict) -> str | None:
         return None
     if record["kind"] != "value":
         return None
-    dtype = record["value"]["dtype"]
-    if dtype.startswith("complex") and ("uniform" in name or "truncated_normal" in name):
-        return _SINCOS
     if name == "jit glorot_normal" or (name == "jit lecun_normal" and not record["x64"]):
         return _OUTER_JIT
     return None

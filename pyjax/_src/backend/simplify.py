@@ -49,11 +49,11 @@ def _log_rule(eqn: Eqn, producers: dict, uses: dict, consts: dict) -> Rewrite:
 
 
 def _div_rule(eqn: Eqn, producers: dict, uses: dict, consts: dict) -> Rewrite:
-    """x / c -> x * (1/c) for a constant floating-point c."""
+    """x / c -> x * (1/c) for a constant floating-point or complex c."""
     from pyjax._src.primitives.elementwise import mul_p
     divisor = eqn.invars[1]
     dtype = eqn.outvars[0].aval.dtype
-    if not dtypes.is_float(dtype):
+    if not dtypes.is_inexact(dtype):
         return None
     if type(divisor) is Literal:
         value = divisor.val

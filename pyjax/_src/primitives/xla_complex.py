@@ -51,8 +51,30 @@ def _real_fn(fn: Callable) -> Callable:
 
 _ratan2 = _real_fn(np.arctan2)
 _rexp, _rtanh, _rsqrt = _real_fn(np.exp), _real_fn(np.tanh), np.sqrt
-_rsin, _rcos, _rpow = _real_fn(np.sin), _real_fn(np.cos), _real_fn(np.power)
-_rcosm1 = _real_fn(lambda v: -2 * np.sin(v * 0.5) ** 2)  # cos v - 1 without cancellation
+_rpow = _real_fn(np.power)
+
+
+def _libm_cis(v: np.ndarray) -> np.ndarray:
+    """cos v + i sin v by the C library's cosf/sinf (cos/sin), which XLA's CPU code agrees
+    with bit for bit; NumPy's own float32 sin and cos (SIMD) and float64-then-rounded values
+    differ from them by an ulp on some inputs.  NumPy's complex exp of i*v calls them."""
+    z = np.zeros(v.shape, np.result_type(v.dtype, np.complex64))
+    z.imag = v
+    with np.errstate(invalid="ignore"):
+        return np.exp(z)
+
+
+def _rsin(v: np.ndarray) -> np.ndarray:
+    return _libm_cis(v).imag
+
+
+def _rcos(v: np.ndarray) -> np.ndarray:
+    return _libm_cis(v).real
+
+
+def _rcosm1(v: np.ndarray) -> np.ndarray:
+    """cos v - 1 without cancellation: -2 sin(v/2)^2."""
+    return -2 * _rsin(v * np.asarray(0.5, v.dtype)) ** 2
 
 
 def _rlog(x: np.ndarray) -> np.ndarray:
