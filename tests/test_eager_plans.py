@@ -53,6 +53,11 @@ CASES = {
     "astype": (lambda x, y: x.astype(jnp.int32), lambda x, y: x.astype(np.int32)),
     "divmod": (lambda x, y: jnp.divmod(x, y), lambda x, y: np.divmod(x, y)),
     "cumsum": (lambda x, y: jnp.cumsum(x, axis=0), lambda x, y: np.cumsum(x, axis=0)),
+    # custom_jvp functions run their function, as eagerly
+    "softmax": (lambda x, y: pyjax.nn.softmax(x), lambda x, y: np.exp(x - x.max(-1, keepdims=True))
+                / np.exp(x - x.max(-1, keepdims=True)).sum(-1, keepdims=True)),
+    "relu": (lambda x, y: pyjax.nn.relu(x), lambda x, y: np.maximum(x, 0)),
+    "zeros_like": (lambda x, y: jnp.zeros_like(x) + x, lambda x, y: x),
 }
 
 
@@ -80,6 +85,20 @@ def test_scatter_replays_follow_the_indices():
         want = np.zeros(6, np.float32)
         want[np.array(rows)] = 2.0
         np.testing.assert_array_equal(np.asarray(x.at[idx].set(2.0)), want)
+
+
+def test_plans_without_operands_return_new_arrays():
+    """Creation functions are planned too (their result is a constant of the signature); each
+    call still returns a new Array, and config changes what they make."""
+    for _ in range(3):
+        a, b = jnp.linspace(0, 1, 5), jnp.linspace(0, 1, 5)
+        assert a is not b and a.tolist() == [0, 0.25, 0.5, 0.75, 1] and a.dtype == np.float32
+        assert jnp.zeros((2, 3)).shape == (2, 3) and jnp.arange(4).dtype == np.int32
+        with pyjax.enable_x64(True):
+            assert jnp.arange(4).dtype == np.int64 and jnp.zeros(2).dtype == np.float64
+    assert any(callable(p) for p in _plan_of(jnp.linspace))
+    assert jnp.eye(3, k=1).tolist() == np.eye(3, k=1).tolist()
+    assert jnp.eye(3, k=-1).tolist() == np.eye(3, k=-1).tolist()
 
 
 def test_plans_are_recorded_on_the_second_call_and_keep_types():

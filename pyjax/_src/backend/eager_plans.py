@@ -67,6 +67,10 @@ class Recorder(Trace):
     """The trace of a recorded call: evaluates each primitive eagerly and writes it down as a
     line of Python over names a0.. (operands), C0.. (constants) and r0.. (results)."""
 
+    #: code that runs differently when eager (custom derivatives, staged_as_jit) runs as it
+    #: does eagerly: a plan replays what an eager call does
+    eager_like = True
+
     def __init__(self) -> None:
         self.lines: list[str] = []
         self.namespace: dict = {"ArrayImpl": ArrayImpl, "ndarray": np.ndarray,
@@ -157,10 +161,10 @@ class Recorder(Trace):
             raise _Unplannable
         values, exprs = [], []
         for i, leaf in enumerate(leaves):
-            if type(leaf) is ArrayImpl:  # a constant result
-                self.namespace[f"out{i}"] = leaf
+            if type(leaf) is ArrayImpl:  # a constant result: a new Array over its buffer
+                self.namespace[f"out{i}"] = leaf._buf
                 values.append(leaf)
-                exprs.append(f"out{i}")
+                exprs.append(f"ArrayImpl(out{i}, {leaf._weak})")
             elif leaf.ref.startswith("a"):  # an operand, returned as it is
                 values.append(leaf.val)
                 exprs.append(f"arrays[{leaf.ref[1:]}]")
@@ -246,8 +250,6 @@ def call(fun: Callable, args: tuple, kwargs: dict) -> Any:
             key.append(name)
             if not _signature(a, key, arrays):
                 return fun(*args, **kwargs)
-    if not arrays:
-        return fun(*args, **kwargs)
     if len(arrays) > 1 and len({id(a) for a in arrays}) < len(arrays):
         ids = [id(a) for a in arrays]  # one Array passed twice: its plan differs
         key.append(tuple(ids.index(i) for i in ids))

@@ -41,6 +41,9 @@ class Trace:
     """Base of all traces.  Subclasses implement `process_primitive`."""
 
     alive = True
+    #: whether functions run under this trace as they run eagerly (eager plans' recorder:
+    #: custom derivatives call their function, jnp's jitted functions are not staged)
+    eager_like = False
 
     def process_primitive(self, primitive: Any, args: tuple, params: dict) -> Any:
         raise NotImplementedError

@@ -12,6 +12,7 @@ import numpy as np
 
 import pyjax.numpy as jnp
 from pyjax import lax
+from pyjax._src.backend.eager_plans import planned
 from pyjax._src.core.trace_state import note_side_effect
 from pyjax._src.compat.core import concrete_or_error
 from pyjax._src.config import config
@@ -252,6 +253,7 @@ def log_softmax(x: Any, axis: Axis = -1, where: Any = None) -> Any:
     return result
 
 
+@planned
 def softmax(x: Any, axis: Axis = -1, where: Any = None) -> Any:
     """exp(x) / sum(exp(x)) along `axis` (masked-out entries are 0).  As in JAX, the maximum
     subtracted first is a stop_gradient unless `jax_softmax_custom_jvp` is set, which selects
@@ -337,6 +339,7 @@ def _one_hot(x: Any, num_classes: int, *, dtype: Any, axis: Any) -> Any:
     return (lhs == rhs).astype(dtype)
 
 
+@planned
 def one_hot(x: Any, num_classes: int, *, dtype: Any | None = None, axis: Any = -1) -> Any:
     """Indices to one-hot vectors of length `num_classes` along `axis` (indices outside
     [0, num_classes) give all zeros); float indices are deprecated, as in JAX."""

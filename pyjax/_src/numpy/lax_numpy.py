@@ -187,6 +187,7 @@ def copy(a: Any, order: str | None = None) -> Any:
 # ---------------------------------------------------------------------------------------------
 
 @with_out_sharding("full")
+@planned
 def full(shape: Any, fill_value: Any, dtype: Any = None, *, device: Any = None) -> Any:
     """An array of `shape` filled with `fill_value` (weak when the fill is a Python scalar)."""
     dtype = None if dtype is None else dtypes.check_user_dtype(dtype, "full")
@@ -197,6 +198,7 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, *, device: Any = None) 
 
 
 @with_out_sharding("jnp.zeros")
+@planned
 def zeros(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
     """An array of zeros (float32 by default)."""
     dtype = dtypes.check_user_dtype(float if dtype is None else dtype, "zeros")
@@ -204,6 +206,7 @@ def zeros(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
 
 
 @with_out_sharding("jnp.ones")
+@planned
 def ones(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
     """An array of ones (float32 by default)."""
     shape = canonicalize_shape(shape)
@@ -218,6 +221,7 @@ def empty(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
 
 
 @with_out_sharding("full_like")
+@planned
 def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None, *,
               device: Any = None) -> Any:
     """An array shaped like `a` (or `shape`) filled with `fill_value`, of a's dtype by default."""
@@ -235,6 +239,7 @@ def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None, *,
 
 
 @with_out_sharding("jnp.zeros_like")
+@planned
 def zeros_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
     """Zeros shaped like `a`, of a's dtype by default."""
     if not (hasattr(a, "dtype") and hasattr(a, "shape")):
@@ -245,6 +250,7 @@ def zeros_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = No
 
 
 @with_out_sharding("jnp.ones_like")
+@planned
 def ones_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
     """Ones shaped like `a`, of a's dtype by default."""
     if not (hasattr(a, "dtype") and hasattr(a, "shape")):
@@ -261,6 +267,7 @@ def empty_like(prototype: Any, dtype: Any = None, shape: Any = None, *,
 
 
 @with_out_sharding("jnp.arange")
+@planned
 def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None, *,
            device: Any = None) -> Any:
     """Evenly spaced values in [start, stop): start + step * iota, like JAX."""
@@ -350,6 +357,7 @@ def _linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
     return (result, delta) if retstep else result
 
 
+@planned
 def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
              retstep: bool = False, dtype: Any = None, axis: int = 0, *, device: Any = None
              ) -> Any:
@@ -360,6 +368,7 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
                      axis=axis)
 
 
+@planned
 def eye(N: int, M: int | None = None, k: Any = 0, dtype: Any = None, *,  # noqa: N803
         device: Any = None) -> Any:
     """A 2-D array with ones on the k-th diagonal."""
@@ -376,6 +385,7 @@ def eye(N: int, M: int | None = None, k: Any = 0, dtype: Any = None, *,  # noqa:
     return astype(i + offset == j, dtype)
 
 
+@planned
 def identity(n: int, dtype: Any = None) -> Any:
     """The n x n identity matrix."""
     return eye(n, dtype=None if dtype is None else dtypes.check_user_dtype(dtype, "identity"))

@@ -246,7 +246,7 @@ def staged_as_jit(fun: Callable | None = None, *, static_argnames: Sequence[str]
         trace = trace_state.trace
         if trace is None:
             return eager_plans.call(fun, args, kwargs)
-        if type(trace) is eager_plans.Recorder:  # inside a planned call: record fun's steps
+        if trace.eager_like:  # inside a planned call: record fun's steps
             return fun(*args, **kwargs)
         return jitted(*args, **kwargs)
 

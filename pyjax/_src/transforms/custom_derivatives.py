@@ -302,7 +302,8 @@ class custom_jvp:  # noqa: N801 - JAX's name
             raise AttributeError(f"No JVP defined for custom_jvp function "
                                  f"{getattr(self.fun, '__name__', self.fun)} using defjvp.")
         args = resolve_kwargs("custom_jvp", self.fun, args, kwargs)
-        if trace_state.trace is None:
+        trace = trace_state.trace
+        if trace is None or trace.eager_like:  # eager: the function itself
             return self.fun(*args)
         nondiff, flat, in_tree, closed, out_tree = _stage(self.fun, self.nondiff_argnums, args)
 
@@ -580,7 +581,8 @@ class custom_vjp:  # noqa: N801 - JAX's name
             raise AttributeError(f"No VJP defined for custom_vjp function "
                                  f"{getattr(self.fun, '__name__', self.fun)} using defvjp.")
         args = resolve_kwargs("custom_vjp", self.fun, args, kwargs)
-        if trace_state.trace is None:
+        trace = trace_state.trace
+        if trace is None or trace.eager_like:  # eager: the function itself
             return self.fun(*args)
         nondiff, flat, in_tree, closed, out_tree = _stage(self.fun, self.nondiff_argnums, args)
         res_trees: list = []
