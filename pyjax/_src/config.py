@@ -110,6 +110,32 @@ class _Overrides(threading.local):
 config_global: dict[str, Any] = {attr: default for attr, default in _OPTIONS.values()}
 config_global["x64"] = _env_bool("JAX_ENABLE_X64")
 config_global["disable_jit"] = _env_bool("JAX_DISABLE_JIT")
+
+#: the persistent compilation cache's typed options, as JAX checks them: type(s), type's name
+_TYPED_OPTIONS: dict[str, tuple[Any, str]] = {
+    "compilation_cache_dir": (str, "string"),
+    "persistent_cache_min_compile_time_secs": ((float, int), "float"),
+    "persistent_cache_min_entry_size_bytes": (int, "int")}
+
+
+def _env_options() -> None:
+    """The persistent cache's options from their environment variables (JAX_COMPILATION_CACHE_DIR
+    ...), which JAX reads for every option."""
+    for name in ("jax_enable_compilation_cache", "jax_raise_persistent_cache_errors"):
+        attr = _OPTIONS[name][0]
+        config_global[attr] = _env_bool(name.upper(), config_global[attr])
+    for name, parse in (("jax_compilation_cache_dir", str),
+                        ("jax_persistent_cache_min_compile_time_secs", float),
+                        ("jax_persistent_cache_min_entry_size_bytes", int)):
+        value = os.environ.get(name.upper())
+        if value is not None:
+            try:
+                config_global[_OPTIONS[name][0]] = parse(value)
+            except ValueError:
+                raise ValueError(f'Invalid value "{value}" for JAX flag {name}') from None
+
+
+_env_options()
 config_local = _Overrides()
 
 
@@ -254,6 +280,12 @@ def _validated(name: str, value: Any) -> tuple[str, Any]:
         value = LegacyPrngKeyState(value)
     if attr == "default_device":
         _check_default_device(value)
+    typed = _TYPED_OPTIONS.get(attr)
+    if typed is not None and value is not None and not isinstance(value, typed[0]):
+        kind = typed[1]
+        raise ValueError(f"new {kind} config value must be None or of type "
+                         f"{'str' if kind == 'string' else kind}, got {value} of type "
+                         f"{type(value)}{'.' if kind == 'string' else ''}")
     return attr, value
 
 

@@ -1,4 +1,5 @@
-"""llvmlite underneath tier 1: the host target, libmvec, optimisation and MCJIT, and the one
+"""llvmlite underneath tier 1: the host target, libmvec, optimisation and MCJIT, the on-disk
+cache of object code (disk_cache.py, through MCJIT's object cache hooks), and the one
 background thread that compiles kernels while tier 0 serves.
 
 Everything llvmlite does happens under one lock (its global context is not thread-safe);
@@ -10,15 +11,21 @@ import ctypes
 import ctypes.util
 import queue
 import threading
+import time
 from typing import Any, Callable
 
+from pyjax._src.backend.tier1 import disk_cache
 from pyjax._src.backend.tier1.codegen import Isa
 
 #: the kernel's C signature: void kernel(int64 rows, int64 cols, void **pointers)
 KERNEL_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
 
+#: the optimisation level and code model every kernel is built with (part of the disk key)
+_OPT, _CODE_MODEL = 2, "jitdefault"
+
 _lock = threading.Lock()
-_target: Any = None            # (llvmlite binding module, target machine, Isa), once set up
+#: (llvmlite.binding, MCJIT engine, Isa, pass builder, tuning, host description), once set up
+_target: Any = None
 _unavailable: str | None = None
 
 
@@ -48,16 +55,47 @@ def _setup() -> Any:
         isa = Isa(8, "_ZGVd")
     else:
         isa = Isa(4, "_ZGVb")
-    machine = llvm.Target.from_default_triple().create_target_machine(
-        cpu=llvm.get_host_cpu_name(), features=features.flatten(), opt=2,
-        codemodel="jitdefault")
+    target = llvm.Target.from_default_triple()
+    cpu = llvm.get_host_cpu_name()
+    machine = target.create_target_machine(
+        cpu=cpu, features=features.flatten(), opt=_OPT, codemodel=_CODE_MODEL)
     # one pass builder and one MCJIT engine for the process: the engine owns the target
     # machine, and kernels are added to it as modules (their code lives as long as pyjax)
-    tuning = llvm.create_pipeline_tuning_options(speed_level=2)
+    tuning = llvm.create_pipeline_tuning_options(speed_level=_OPT)
     builder = llvm.create_pass_builder(machine, tuning)
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
-    _target = (llvm, engine, isa, builder, tuning)
+    engine.set_object_cache(_object_compiled, _object_wanted)
+    _target = (llvm, engine, isa, builder, tuning, _host(llvm, target.triple, cpu, features))
     return None
+
+
+def _host(llvm: Any, triple: str, cpu: str, features: Any) -> str:
+    """Everything besides the IR that shapes a kernel's machine code: part of its disk key."""
+    import llvmlite
+
+    import pyjax
+    return "\n".join((
+        triple, cpu, features.flatten(), f"llvmlite {llvmlite.__version__}",
+        "LLVM " + ".".join(map(str, llvm.llvm_version_info)), f"pyjax {pyjax.__version__}",
+        f"opt {_OPT}, code model {_CODE_MODEL}"))
+
+
+class _Pending:
+    """The module being finalized, and the object code MCJIT exchanges with the cache for it
+    (MCJIT asks `_object_wanted` before generating code, and hands what it generated to
+    `_object_compiled`; both run inside `finalize_object`, under `_lock`)."""
+    module: Any = None
+    cached: bytes | None = None   # object code from the disk, to load instead of compiling
+    built: bytes | None = None    # object code MCJIT generated
+
+
+def _object_wanted(module: Any) -> bytes | None:
+    return _Pending.cached if module is _Pending.module else None
+
+
+def _object_compiled(module: Any, buffer: bytes) -> None:
+    if module is _Pending.module:
+        _Pending.built = buffer
 
 
 def unavailable() -> str | None:
@@ -72,32 +110,55 @@ def isa() -> Isa:
         return _target[2]
 
 
-_count = 0
+#: kernels compiled from IR, and kernels loaded from the disk cache, in this process
+_counts = {"compiled": 0, "loaded": 0}
 #: module text -> its compiled kernel: the IR leaves the shape to the call (rows, columns), so
 #: one chain of operations over one set of dtypes and broadcasts compiles once per process
 _compiled: dict[str, Callable] = {}
 
 
+def counts() -> dict[str, int]:
+    """How many kernels this process compiled, and how many it loaded from the disk cache."""
+    with _lock:
+        return dict(_counts)
+
+
 def compile_ir(ir: str) -> Callable:
-    """The ctypes function of `kernel` in module text `ir`."""
-    global _count
+    """The ctypes function of `kernel` in module text `ir`: from the disk cache when it holds a
+    good entry for it, else optimised and compiled (and written to the cache)."""
     with _lock:
         if ir in _compiled:
             return _compiled[ir]
         _setup()
-        llvm, engine, _, builder, _ = _target
-        _count += 1
-        name = f"kernel{_count}"
+        llvm, engine, _, builder, _, host = _target
+        key = disk_cache.key(ir, host)
+        # a name fixed by the key: the cached object code defines the symbol it was built with
+        name = f"kernel_{key[:24]}"
+        start = time.perf_counter()
         module = llvm.parse_assembly(ir.replace("@kernel(", f"@{name}("))
         module.verify()
         for f in module.functions:  # MCJIT aborts the process on a symbol it cannot resolve
             if (f.is_declaration and not f.name.startswith("llvm.")
                     and not llvm.address_of_symbol(f.name)):
                 raise RuntimeError(f"{f.name} is not in this glibc's libmvec")
-        builder.getModulePassManager().run(module, builder)
-        engine.add_module(module)
-        engine.finalize_object()
+        cached = disk_cache.load(key)
+        if cached is None:
+            builder.getModulePassManager().run(module, builder)
+        _Pending.module, _Pending.cached, _Pending.built = module, cached, None
+        try:
+            engine.add_module(module)
+            engine.finalize_object()
+        finally:
+            built = _Pending.built
+            _Pending.module = _Pending.cached = _Pending.built = None
+        seconds = time.perf_counter() - start
         _compiled[ir] = KERNEL_TYPE(engine.get_function_address(name))
+        if cached is not None:
+            _counts["loaded"] += 1
+        else:
+            _counts["compiled"] += 1
+            if built is not None:
+                disk_cache.store(key, built, seconds)
         return _compiled[ir]
 
 
