@@ -19,6 +19,7 @@ from pyjax._src.core.trace_state import note_side_effect
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.primitive import Primitive
+from pyjax._src.primitives import _blas_threads
 from pyjax._src.primitives import dot as dotp
 from pyjax._src.primitives import elementwise as ew
 from pyjax._src.primitives import shape as shp
@@ -186,16 +187,107 @@ _LAPACK_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.comp
 
 
 def _lapack(name: str, x: np.ndarray) -> Callable:
-    """The LAPACK routine `name` for x's dtype ('geqrf' -> sgeqrf/dgeqrf/cgeqrf/zgeqrf); other
-    dtypes fail as JAX's CPU lowering does."""
+    """The LAPACK routine `name` for x's dtype ('geqrf' -> sgeqrf/dgeqrf/cgeqrf/zgeqrf), run
+    on as many BLAS threads as one of its steps is worth (`_step_flops`); other dtypes fail
+    as JAX's CPU lowering does."""
     import scipy.linalg.lapack as lapack  # noqa: PLC0415 - SciPy loads on first use
     if x.dtype not in _LAPACK_DTYPES:
         raise NotImplementedError(KeyError(x.dtype.type), f"Unsupported dtype {x.dtype}.")
-    return lapack.get_lapack_funcs(name, (x,))
+    return _blas_threaded(lapack.get_lapack_funcs(name, (x,)), _step_flops(name, x))
+
+
+#: the block size of LAPACK's (and OpenBLAS's) blocked algorithms, near enough
+_NB = 64
+#: each routine's flops on an m x n operand, k = min(m, n) (LAPACK Working Note 41's counts,
+#: leading terms; the eigen- and singular-value routines by their reductions and
+#: back-transformations, the blocked parts that threads speed up)
+_LAPACK_FLOPS: dict[str, Callable[[int, int, int], float]] = {
+    "potrf": lambda m, n, k: n ** 3 / 3,
+    "getrf": lambda m, n, k: m * n * k - k ** 3 / 3,
+    "geqrf": lambda m, n, k: 2 * m * n * k - 2 * k ** 3 / 3,
+    "geqp3": lambda m, n, k: 2 * m * n * k - 2 * k ** 3 / 3,
+    "orgqr": lambda m, n, k: 2 * m * n * k - 2 * k ** 3 / 3,
+    "ungqr": lambda m, n, k: 2 * m * n * k - 2 * k ** 3 / 3,
+    "syevd": lambda m, n, k: 4 * n ** 3 / 3,
+    "heevd": lambda m, n, k: 4 * n ** 3 / 3,
+    "sytrd": lambda m, n, k: 4 * n ** 3 / 3,
+    "hetrd": lambda m, n, k: 4 * n ** 3 / 3,
+    "gesdd": lambda m, n, k: 4 * m * n * k - 4 * k ** 3 / 3,
+    "gesvd": lambda m, n, k: 4 * m * n * k - 4 * k ** 3 / 3,
+    "gehrd": lambda m, n, k: 10 * n ** 3 / 3,
+    "geev": lambda m, n, k: 10 * n ** 3 / 3,
+    "gees": lambda m, n, k: 10 * n ** 3 / 3,
+}
+
+
+def _step_flops(name: str, x: np.ndarray) -> int:
+    """The work of one block step (total * _NB / k) of LAPACK routine `name` on x: the unit
+    a multi-threaded BLAS splits among its threads and then waits for, so the thread count
+    is chosen from it as for one product (_blas_threads).  Measured on 2 busy cores, 512x512
+    float32 (ms, best of 45 at 1 / 2 threads): potrf 0.74 / 0.99, getrf 1.8 / 2.1 (one thread
+    here), trsm with 512 right-hand sides (one product) 1.6 / 0.9; typical runs under load
+    take 3-6x longer at 2 threads.  Unlisted routines (gtsv, level-1) count 0."""
+    if name not in _LAPACK_FLOPS or x.ndim < 2:
+        return 0
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    if k == 0:
+        return 0
+    flops = _LAPACK_FLOPS[name](m, n, k) * _NB / k
+    return int(flops * (4 if _is_complex(x) else 1))
+
+
+def _blas_threaded(fn: Callable, flops: int) -> Callable:
+    """fn run under _blas_threads' count for `flops` (left alone below its floor)."""
+    if flops < _blas_threads.FLOOR_FLOPS:
+        return fn
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        restore = _blas_threads.enter(flops)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _blas_threads.leave(restore)
+    return call
+
+
+#: batches of matrices up to this size are factorised/solved all at once: by NumPy loops over
+#: the rows vectorised across the batch (LAPACK's unblocked algorithms), or by NumPy's
+#: gufuncs, which loop over LAPACK in C
+_SMALL = 16
 
 
 def _nan_like(x: np.ndarray) -> np.ndarray:
     return np.full(x.shape, np.nan, x.dtype)
+
+
+def _gufunc(name: str, x: np.ndarray, outs: str) -> tuple[list, bool]:
+    """NumPy's batched LAPACK gufunc `name` (numpy.linalg._umath_linalg) on x, in x's own
+    dtype, and whether any element failed.  numpy.linalg's wrappers compute float32 in
+    float64, but the gufuncs have single-precision loops calling the routines SciPy's
+    wrappers call (same bits: checked for all shapes up to _SMALL).  `outs` gives each
+    result's kind: 'c' x's dtype, 'r' its real dtype.  A failed element comes back as NaNs
+    and raises the invalid flag (so does a NaN met on the way): see `_redo_nans`."""
+    from numpy.linalg import _umath_linalg  # noqa: PLC0415
+    c = x.dtype.char
+    sig = c + "->" + "".join(c if o == "c" else _real_dtype(x.dtype).char for o in outs)
+    failed: list[bool] = []
+    with np.errstate(all="ignore", invalid="call", call=lambda *_: failed.append(True)):
+        res = getattr(_umath_linalg, name)(x, signature=sig)
+    return (list(res) if isinstance(res, tuple) else [res]), bool(failed)
+
+
+def _redo_nans(outs: list, x: np.ndarray, core: Callable) -> list:
+    """outs with each batch element of x where any holds a NaN redone (in place) by `core`,
+    the per-element impl, so that failures read as they do one at a time."""
+    nbatch = x.ndim - 2
+    bad = np.zeros(x.shape[:nbatch], bool)
+    for out in outs:
+        bad |= np.isnan(out).any(axis=tuple(range(nbatch, out.ndim)))
+    for idx in zip(*np.nonzero(bad)):
+        for out, r in zip(outs, core(x[idx])):
+            out[idx] = r
+    return outs
 
 
 def _real_dtype(dtype: np.dtype) -> np.dtype:
@@ -330,13 +422,12 @@ def _cholesky_impl(a: np.ndarray) -> np.ndarray:
 
 def _cholesky_batched(a: np.ndarray) -> np.ndarray | None:
     """A batch at once with NumPy's potrf gufunc (lower triangle read, upper kept as given)."""
-    if a.dtype not in _LAPACK_DTYPES:
+    n = a.shape[-1]
+    if a.dtype not in _LAPACK_DTYPES or n == 0:
         return None
-    try:
-        low = np.linalg.cholesky(a)
-    except np.linalg.LinAlgError:  # some element failed: the loop gives it NaNs
-        return None
-    return low + np.triu(a, 1)
+    (low,), failed = _gufunc("cholesky_lo", a, "c")
+    out = np.where(np.tri(n, dtype=bool), low, a)
+    return _redo_nans([out], a, lambda x: (_cholesky_impl(x),))[0] if failed else out
 
 
 cholesky_p = linalg_primitive("cholesky", (_INEXACT,), (2,), _square("cholesky"), None,
@@ -439,11 +530,12 @@ def _triangular_solve_impl(a: np.ndarray, b: np.ndarray, *, left_side: bool, low
     if conjugate_a and not transpose_a:
         a, conjugate_a = np.conj(a), False
     trans = (2 if conjugate_a else 1) if transpose_a else 0
-    trsm = blas.get_blas_funcs("trsm", (a, b))
+    flops = a.shape[-1] * b.size * (4 if _is_complex(b) else 1)  # one product, as gemm's
+    trsm = _blas_threaded(blas.get_blas_funcs("trsm", (a, b)), flops)
     with np.errstate(all="ignore"):
         x = trsm(1.0, a, b, side=0 if left_side else 1, lower=int(lower), trans_a=trans,
                  diag=int(unit_diagonal))
-    return np.asarray(x).astype(dtype)
+    return np.asarray(x).astype(dtype, copy=False)
 
 
 def _triangular_solve_batched(a: np.ndarray, b: np.ndarray, *, left_side: bool, lower: bool,
@@ -582,9 +674,25 @@ def _eigh_impl(a: np.ndarray, *, lower: bool, sort_eigenvalues: bool, subset_by_
     return (v, w) if info == 0 else (_nan_like(v), _nan_like(w))
 
 
+def _eigh_batched(a: np.ndarray, *, lower: bool, sort_eigenvalues: bool,
+                  subset_by_index: Any, algorithm: Any) -> list | None:
+    """A batch of small matrices at once with NumPy's syevd/heevd gufunc."""
+    n = a.shape[-1]
+    if (a.dtype not in _LAPACK_DTYPES or not 0 < n <= _SMALL or algorithm not in
+            (None, EighImplementation.QR)
+            or not (subset_by_index is None or tuple(subset_by_index) == (0, n))):
+        return None
+    params = dict(lower=lower, sort_eigenvalues=sort_eigenvalues,
+                  subset_by_index=subset_by_index, algorithm=algorithm)
+    outs, failed = _gufunc("eigh_lo" if lower else "eigh_up", a, "rc")
+    if failed:
+        _redo_nans(outs, a, lambda x: _eigh_impl(x, **params)[::-1])
+    return outs[::-1]
+
+
 eigh_p = linalg_primitive(
     "eigh", (_INEXACT,), (2,), _eigh_shape, lambda d, **_: (d, _real_dtype(d)), _eigh_impl,
-    multiple_results=True)
+    multiple_results=True, batched_impl=_eigh_batched)
 
 
 def eigh(x: Any, *, lower: bool = True, symmetrize_input: bool = True,
@@ -668,17 +776,20 @@ def _svd_impl(a: np.ndarray, *, full_matrices: bool, compute_uv: bool, subset_by
 
 def _svd_batched(a: np.ndarray, *, full_matrices: bool, compute_uv: bool,
                  subset_by_index: Any, algorithm: Any) -> list | None:
-    """Singular values of a batch at once with NumPy's gesdd gufunc.  Not the vectors: NumPy's
-    LAPACK build may pick other signs than SciPy's (and JAX's), so those use the loop."""
+    """A batch at once with NumPy's gesdd gufuncs: singular values of any size; the vectors
+    only of small matrices (larger ones may differ from SciPy's in the last bits)."""
     m, n = a.shape[-2:]
-    if (compute_uv or a.dtype not in _LAPACK_DTYPES or m == 0 or n == 0
+    if (a.dtype not in _LAPACK_DTYPES or m == 0 or n == 0
+            or (compute_uv and max(m, n) > _SMALL)
             or algorithm not in (None, SvdAlgorithm.DEFAULT, SvdAlgorithm.DIVIDE_AND_CONQUER)
             or not (subset_by_index is None or tuple(subset_by_index) == (0, min(m, n)))):
         return None
-    try:
-        return [np.linalg.svd(a, compute_uv=False)]
-    except np.linalg.LinAlgError:
-        return None
+    params = dict(full_matrices=full_matrices, compute_uv=compute_uv,
+                  subset_by_index=subset_by_index, algorithm=algorithm)
+    outs, failed = (_gufunc("svd_f" if full_matrices else "svd_s", a, "crc") if compute_uv
+                    else _gufunc("svd", a, "r"))
+    outs = [outs[1], outs[0], outs[2]] if compute_uv else outs  # the primitive's (s, u, vt)
+    return _redo_nans(outs, a, lambda x: _svd_impl(x, **params)) if failed else outs
 
 
 svd_p = linalg_primitive("svd", (_INEXACT,), (2,), _svd_shape, _svd_dtype, _svd_impl,
@@ -987,35 +1098,45 @@ def _lu_impl(a: np.ndarray) -> tuple:
     return lu_, piv, _pivots_to_permutation(piv, m)
 
 
-#: batches of matrices up to this size are factorised/solved by NumPy loops over the rows,
-#: vectorised across the batch (LAPACK's unblocked algorithms, one call for all matrices)
-_SMALL = 16
-
-
 def _lu_batched(a: np.ndarray) -> list | None:
     """getf2 for a batch of small matrices at once: partial pivoting on the first largest
-    |x| (|re| + |im| for complex, as i?amax), columns scaled by the pivot's reciprocal."""
+    |x| (|re| + |im| for complex, as i?amax), columns scaled by the pivot's reciprocal.  The
+    batch axis is moved innermost, so every step works on contiguous rows of the batch."""
     *batch, m, n = a.shape
     if a.dtype not in _LAPACK_DTYPES or m == 0 or n == 0 or max(m, n) > _SMALL:
         return None
-    x = a.reshape(-1, m, n).copy()
-    rows = np.arange(x.shape[0])
+    x = np.moveaxis(a.reshape(-1, m, n), 0, -1).copy()  # (m, n, batch)
+    size = x.shape[-1]
+    lanes = np.arange(size)
+    row_at = (np.arange(n) * size)[:, None] + lanes  # a row's flat positions, less its offset
     k = min(m, n)
-    pivots = np.empty((x.shape[0], k), np.int32)
-    perm = np.tile(np.arange(m, dtype=np.int32), (x.shape[0], 1))
+    pivots = np.empty((k, size), np.int32)
+    perm = np.repeat(np.arange(m, dtype=np.int32)[:, None], size, axis=1)
+    flat, flat_perm = x.reshape(-1), perm.reshape(-1)
     with np.errstate(all="ignore"):
         for j in range(k):
-            col = x[:, j:, j]
+            col = x[j:, j]
             mag = np.abs(col.real) + np.abs(col.imag) if _is_complex(x) else np.abs(col)
-            p = j + np.argmax(mag, axis=1)
-            pivots[:, j] = p
-            x[rows, j], x[rows, p] = x[rows, p], x[rows, j].copy()
-            perm[rows, j], perm[rows, p] = perm[rows, p], perm[rows, j].copy()
-            d = x[:, j, j]
-            scale = np.where(d != 0, 1 / np.where(d != 0, d, 1), 1).astype(x.dtype)
-            x[:, j + 1:, j] *= scale[:, None]
-            x[:, j + 1:, j + 1:] -= x[:, j + 1:, j, None] * x[:, j, None, j + 1:]
-    return [x.reshape(a.shape), pivots.reshape((*batch, k)), perm.reshape((*batch, m))]
+            p = j + np.argmax(mag, axis=0)
+            pivots[j] = p
+            _swap_rows(x, flat, j, p * (n * size) + row_at)
+            _swap_rows(perm, flat_perm, j, p * size + lanes)
+            d = x[j, j]
+            scale = 1 / d
+            scale[d == 0] = 1
+            x[j + 1:, j] *= scale
+            x[j + 1:, j + 1:] -= x[j + 1:, j, None] * x[j, None, j + 1:]
+    return [np.ascontiguousarray(np.moveaxis(x, -1, 0)).reshape(a.shape),
+            np.ascontiguousarray(pivots.T).reshape((*batch, k)),
+            np.ascontiguousarray(perm.T).reshape((*batch, m))]
+
+
+def _swap_rows(x: np.ndarray, flat: np.ndarray, j: int, at_p: np.ndarray) -> None:
+    """Swap, in each batch lane, row j of x (batch innermost) with the row whose flat
+    positions are at_p (flat: x's flat view)."""
+    row_j = x[j].copy()
+    x[j] = flat[at_p]
+    flat[at_p] = row_j
 
 
 lu_p = linalg_primitive(
