@@ -70,6 +70,25 @@ jit_p.pp_rule = _jit_pp_rule
 # Transformation rules of the call primitive (they live with it)
 # ---------------------------------------------------------------------------------------------
 
+#: jaxprs derived from a jit's body (its JVP, partial evaluation, transpose), per body and
+#: per what they depend on: calling grad again reuses the same derived jaxpr objects, and so
+#: their compiled executables, instead of tracing and compiling anew each time (as JAX's
+#: caches of these transformations do)
+_derived: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()
+
+
+def _derive(jaxpr: ClosedJaxpr, key: tuple, build: Callable[[], Any]) -> Any:
+    """`build()`, once per (jaxpr, key, trace-affecting config)."""
+    per = _derived.get(jaxpr)
+    if per is None:
+        per = _derived.setdefault(jaxpr, {})
+    key = (key, config.trace_key())
+    out = per.get(key)
+    if out is None:
+        out = per[key] = build()
+    return out
+
+
 def _jit_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, jaxpr: ClosedJaxpr,
              name: str) -> tuple[list, list]:
     nonzero = [type(t) is not ad.Zero for t in tangents]
@@ -87,7 +106,8 @@ def _jit_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, jaxpr: ClosedJa
 
     nz_tangents = [t for t, nz in zip(tangents, nonzero) if nz]
     avals = [abstractify(x) for x in (*primals, *nz_tangents)]
-    body = trace_to_jaxpr(jvp_of_body, avals)
+    body = _derive(jaxpr, ("jvp", tuple(nonzero), tuple(avals)),
+                   lambda: trace_to_jaxpr(jvp_of_body, avals))
     outs = jit_p.bind(*primals, *nz_tangents, jaxpr=body, name=name)
     k = len(jaxpr.out_avals)
     out_dots = iter(outs[k:])
@@ -103,16 +123,9 @@ def _jit_partial_eval(pe: ad.PartialEvalTrace, args: tuple, params: dict) -> lis
     closed: ClosedJaxpr = params["jaxpr"]
     name = params["name"]
     unknowns = [pe.is_unknown(a) for a in args]
-    known, staged, out_uk, _, res_fwd = ad.partial_eval_jaxpr(closed, unknowns, False)
+    known, staged, out_uk, res_fwd, used = _derive(
+        closed, ("partial_eval", tuple(unknowns)), lambda: _split_jit_body(closed, unknowns))
     n_known_outs = len(out_uk) - sum(out_uk)
-    computed = [f is None for f in res_fwd]
-    kj = known.jaxpr
-    outvars = kj.outvars[:n_known_outs] + [v for v, c in zip(kj.outvars[n_known_outs:],
-                                                             computed) if c]
-    # the known call takes only the known inputs it reads
-    kj, used = dce(Jaxpr(kj.constvars, kj.invars, outvars, kj.eqns), [True] * len(outvars),
-                   prune_invars=True)
-    known = ClosedJaxpr(kj, known.consts)
     known_args = [a for a, u in zip([a for a, uk in zip(args, unknowns) if not uk], used) if u]
     with use_trace(pe.parent):
         known_vals = jit_p.bind(*known_args, jaxpr=known, name=name)
@@ -127,6 +140,20 @@ def _jit_partial_eval(pe: ad.PartialEvalTrace, args: tuple, params: dict) -> lis
                                                    {"jaxpr": staged, "name": name})
     known_it, staged_it = iter(known_outs), iter(staged_outs)
     return [next(staged_it) if uk else next(known_it) for uk in out_uk]
+
+
+def _split_jit_body(closed: ClosedJaxpr, unknowns: list) -> tuple:
+    """(known jaxpr taking only the known inputs it reads, staged jaxpr, which outputs are
+    unknown, where each residual comes from, which known inputs are read)."""
+    known, staged, out_uk, _, res_fwd = ad.partial_eval_jaxpr(closed, unknowns, False)
+    n_known_outs = len(out_uk) - sum(out_uk)
+    computed = [f is None for f in res_fwd]
+    kj = known.jaxpr
+    outvars = kj.outvars[:n_known_outs] + [v for v, c in zip(kj.outvars[n_known_outs:],
+                                                             computed) if c]
+    kj, used = dce(Jaxpr(kj.constvars, kj.invars, outvars, kj.eqns), [True] * len(outvars),
+                   prune_invars=True)
+    return ClosedJaxpr(kj, known.consts), staged, out_uk, res_fwd, used
 
 
 def _jit_transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr, name: str) -> list:
@@ -146,7 +173,10 @@ def _jit_transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr, name: str
         per_arg = [next(out) if ad.is_undefined(a) else None for a in args]
         return [ad.instantiate(c) for c, keep in zip(per_arg, returned) if keep]
 
-    body = trace_to_jaxpr(transposed, [abstractify(x) for x in (*known, *cts_given)])
+    avals = [abstractify(x) for x in (*known, *cts_given)]
+    pattern = tuple(a.aval if ad.is_undefined(a) else None for a in args)
+    body = _derive(jaxpr, ("transpose", pattern, tuple(nonzero), tuple(avals)),
+                   lambda: trace_to_jaxpr(transposed, avals))
     cts_in = iter(jit_p.bind(*known, *cts_given, jaxpr=body, name=name))
     return [next(cts_in) if keep else (ad.Zero(a.aval) if ad.is_undefined(a) else None)
             for a, keep in zip(args, returned)]
