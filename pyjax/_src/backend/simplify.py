@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from pyjax._src.primitives._fp import ignore_fp_errors
 from pyjax._src.backend.dispatch import to_buffer
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
@@ -61,7 +62,7 @@ def _div_rule(eqn: Eqn, producers: dict, uses: dict, consts: dict) -> Rewrite:
         value = consts[divisor]
     else:
         return None
-    with np.errstate(all="ignore"):
+    with ignore_fp_errors():
         reciprocal = np.asarray(np.asarray(1, dtype) / np.asarray(value, dtype), dtype)
     if reciprocal.ndim == 0:
         atom = Literal(reciprocal, ShapedArray((), dtype, False))
@@ -87,7 +88,7 @@ def _mul_rule(eqn: Eqn, producers: dict, uses: dict, consts: dict) -> Rewrite:
             continue
         for a, c1 in (inner.invars, inner.invars[::-1]):
             if _scalar_literal(c1) and not _scalar_literal(a):
-                with np.errstate(all="ignore"):
+                with ignore_fp_errors():
                     folded = np.multiply(np.asarray(c1.val, dtype), np.asarray(c2.val, dtype))
                 return [Eqn(eqn.primitive, [a, _literal(folded, dtype)], eqn.outvars, {})], \
                     eqn.outvars[0]
@@ -102,7 +103,7 @@ def _fma_impl(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
         shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
         if a.shape != shape:  # a rank-0 operand: the kernels compute in a's buffer shape
             a = np.broadcast_to(a, shape)
-    with np.errstate(all="ignore"):
+    with ignore_fp_errors():
         out = _fma(a, b, c) if a.dtype == np.float32 else fma_f64(a, b, c)
     return np.asarray(out).astype(a.dtype, copy=False)
 

@@ -9,6 +9,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from pyjax._src.primitives._fp import ignore_fp_errors
 from pyjax._src.backend.dispatch import apply_primitive, detach, to_buffer
 from pyjax._src.backend.eager_plans import plain_eager
 from pyjax._src.core import dtypes
@@ -126,7 +127,7 @@ _SIGNED_NUMBER = (INT, FLOAT, COMPLEX)
 def _errstate(fn: Callable) -> Callable:
     """Silence NumPy's floating-point warnings: XLA returns inf/nan quietly, and so do we."""
     def impl(*args: Any, **params: Any) -> Any:
-        with np.errstate(all="ignore"):
+        with ignore_fp_errors():
             return fn(*args, **params)
     return impl
 
@@ -219,7 +220,7 @@ def _same_dtype(name: str) -> Callable:
     def impl(x: np.ndarray) -> np.ndarray:
         import scipy.special  # noqa: PLC0415
         fn = getattr(scipy.special, name)
-        with np.errstate(all="ignore"):
+        with ignore_fp_errors():
             if x.dtype.itemsize < 4:
                 return np.asarray(fn(x.astype(np.float32))).astype(x.dtype)
             return np.asarray(fn(x)).astype(x.dtype, copy=False)
@@ -283,7 +284,7 @@ def _expm1(x: np.ndarray) -> np.ndarray:
     """np.expm1; XLA's expansion (xla_complex.expm1) for complex x."""
     if dtypes.is_complex(x.dtype):
         return xla_complex.expm1(x)
-    with np.errstate(all="ignore"):
+    with ignore_fp_errors():
         return np.expm1(x)
 
 
@@ -398,7 +399,7 @@ ad.defjvp_zero(clz_p)
 def _integer_pow_impl(x: np.ndarray, *, y: int) -> np.ndarray:
     """XLA's integer_pow: binary exponentiation in x's dtype (each product rounded, so
     inexact results match XLA's), then a reciprocal for negative y."""
-    with np.errstate(all="ignore"):
+    with ignore_fp_errors():
         if x.dtype.kind in "iub":
             if y < 0:
                 return (1 / np.power(x, -y)).astype(x.dtype)
@@ -527,7 +528,7 @@ def binop(name: str, impl: Callable, kinds: tuple, *, comparison: bool = False) 
 
 
 def _div_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    with np.errstate(all="ignore"):
+    with ignore_fp_errors():
         if dtype_kind(x.dtype) in (INT, UINT):
             safe = np.where(y == 0, 1, y)
             q = np.floor_divide(x, safe)
@@ -540,7 +541,7 @@ def _div_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _rem_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    with np.errstate(all="ignore"):
+    with ignore_fp_errors():
         if dtype_kind(x.dtype) in (INT, UINT):
             safe = np.where(y == 0, 1, y)
             return np.where(y == 0, x, np.fmod(x, safe)).astype(x.dtype)
@@ -548,7 +549,7 @@ def _rem_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _pow_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    with np.errstate(all="ignore"):
+    with ignore_fp_errors():
         if dtypes.is_complex(x.dtype):
             return xla_complex.power(x, y.astype(x.dtype, copy=False))
         return np.power(x, y.astype(x.dtype, copy=False))
@@ -734,7 +735,7 @@ ad.defjvp2(min_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
 def _atan2_impl(y: np.ndarray, x: np.ndarray) -> np.ndarray:
     if not dtypes.is_complex(y.dtype):
         return np.arctan2(y, x)
-    with np.errstate(all="ignore"):  # XLA's complex atan2: -i log((x + iy) / sqrt(x^2 + y^2))
+    with ignore_fp_errors():  # XLA's complex atan2: -i log((x + iy) / sqrt(x^2 + y^2))
         return (-1j * np.log((x + 1j * y) / np.sqrt(x * x + y * y))).astype(y.dtype)
 
 
@@ -987,7 +988,7 @@ def _convert_impl(x: np.ndarray, *, new_dtype: np.dtype, weak_type: bool = False
                                                     np.uint64) else dtypes.iinfo(new_dtype)
         real = np.real(x) if dtypes.is_complex(x.dtype) else x
         top = float(info.max)
-        with np.errstate(all="ignore"):
+        with ignore_fp_errors():
             real = np.nan_to_num(real.astype(np.float64), nan=0.0)
             real = np.clip(np.trunc(real), float(info.min), top)
             out = real.astype(new_dtype)
@@ -996,7 +997,7 @@ def _convert_impl(x: np.ndarray, *, new_dtype: np.dtype, weak_type: bool = False
         return out
     if dtypes.is_complex(x.dtype) and not dtypes.is_complex(new_dtype):
         x = np.real(x)
-    with np.errstate(all="ignore"):
+    with ignore_fp_errors():
         return x.astype(new_dtype)
 
 

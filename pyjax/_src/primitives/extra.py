@@ -9,6 +9,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from pyjax._src.primitives._fp import ignore_fp_errors
 from pyjax._src.backend.dispatch import private_buffer
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import Array, ArrayImpl
@@ -112,7 +113,7 @@ def _cumulative(name: str, np_fn: Callable, accumulates: bool = False) -> Any:
         if reverse:
             x = np.flip(x, axis)
         wide = accumulation_dtype(x.dtype, x.shape[axis]) if accumulates else None
-        with np.errstate(all="ignore"):
+        with ignore_fp_errors():
             if wide is not None:  # long running sums/products: XLA's are near-exact
                 out = np.asarray(np_fn(x.astype(wide), axis)).astype(x.dtype)
             elif x.dtype in (dtypes.float16, dtypes.bfloat16):  # XLA accumulates in float32

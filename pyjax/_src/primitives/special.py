@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from pyjax._src.primitives._fp import ignore_fp_errors
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
@@ -58,7 +59,7 @@ def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
 def _quiet(fn: Callable) -> Callable:
     """Run a kernel with NumPy's floating-point warnings off (XLA is silent about inf/nan)."""
     def run(*args: Any, **params: Any) -> Any:
-        with np.errstate(all="ignore"):
+        with ignore_fp_errors():
             return fn(*args, **params)
     run.__name__, run.__doc__ = fn.__name__, fn.__doc__
     return run
@@ -77,7 +78,7 @@ def _upcast(kernel: Callable) -> Callable:
         out_dtype = args[0].dtype
         shape = np.broadcast_shapes(*(a.shape for a in args))
         _, wide = _working(*(np.broadcast_to(a, shape) for a in args))
-        with np.errstate(all="ignore"):
+        with ignore_fp_errors():
             out = _flush(np.asarray(kernel(*(_flush(x) for x in wide))))
             return out.astype(out_dtype, copy=False)
     impl.__name__, impl.__doc__ = kernel.__name__, kernel.__doc__

@@ -16,6 +16,7 @@ from typing import Callable
 
 import numpy as np
 
+from pyjax._src.primitives._fp import ignore_fp_errors
 from pyjax._src.primitives import xla_math
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
@@ -144,13 +145,13 @@ def _abs_parts(re: np.ndarray, im: np.ndarray) -> np.ndarray:
 
 def abs(x: np.ndarray) -> np.ndarray:  # noqa: A001 - lax's name
     """XLA's complex abs (a real array)."""
-    with np.errstate(all="ignore"):
+    with ignore_fp_errors():
         return _abs_parts(x.real, x.imag)
 
 
 def sign(x: np.ndarray) -> np.ndarray:
     """x / |x| by parts; x itself where both parts are zero."""
-    with np.errstate(all="ignore"):
+    with ignore_fp_errors():
         re, im = x.real, x.imag
         mag = _abs_parts(re, im)
         zero = (re == 0) & (im == 0)
@@ -159,7 +160,7 @@ def sign(x: np.ndarray) -> np.ndarray:
 
 def mul(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """(ac - bd) + i (bc + ad), each multiply-add fused on the first product."""
-    with np.errstate(all="ignore"):
+    with ignore_fp_errors():
         a, b, c, d = x.real, x.imag, y.real, y.imag
         return _pack(_fma(a, c, -(b * d)), _fma(b, c, a * d), x.dtype)
 
@@ -167,7 +168,7 @@ def mul(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 def div(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Smith's division; where both parts come out NaN, C99's recovery for a zero divisor or
     infinite operands."""
-    with np.errstate(all="ignore"):
+    with ignore_fp_errors():
         a, b, c, d = np.broadcast_arrays(x.real, x.imag, y.real, y.imag)
         zero = a.dtype.type(0)
         r = c / d  # for |c| < |d|
@@ -202,7 +203,7 @@ def div(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 def _parts(fn: Callable) -> Callable:
     """Lift fn(re, im) -> (re, im) on real arrays to complex arrays (warnings silenced)."""
     def apply(x: np.ndarray) -> np.ndarray:
-        with np.errstate(all="ignore"):
+        with ignore_fp_errors():
             re, im = fn(x.real, x.imag)
         return _pack(re, im, x.dtype)
     apply.__name__, apply.__doc__ = fn.__name__.lstrip("_"), fn.__doc__
@@ -461,7 +462,7 @@ asin, acos, atan, asinh, acosh, atanh, square = map(
 def _halves(x: np.ndarray, sign: int) -> np.ndarray:
     """chlo's cosh (sign 1) / sinh (sign -1): e^(x + log 1/2) +- e^(log 1/2 - x)."""
     half = x.real.dtype.type(np.log(0.5))
-    with np.errstate(all="ignore"):
+    with ignore_fp_errors():
         up = exp(x + half)
         down = exp(_pack(half - x.real, 0 - x.imag, x.dtype))
         return up + down if sign == 1 else up - down
@@ -479,7 +480,7 @@ def power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """|x|^c e^(-d t) (cos w + i sin w), t = arg x, w = c t + d log|x|, for y = c + i d; 1 for
     y == 0 and for x == 1; 0 or 1 for x == 0 with real y >= 0; inf or 0 for x == +inf with real
     y (by the sign of y)."""
-    with np.errstate(all="ignore"):
+    with ignore_fp_errors():
         a, b, c, d = np.broadcast_arrays(x.real, x.imag, y.real, y.imag)
         mag = _abs_parts(a, b)
         t = _ratan2(b, a)

@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from pyjax._src.primitives._fp import ignore_fp_errors
 from pyjax._src.core import dtypes
 
 _F32 = np.float32
@@ -148,7 +149,7 @@ _ERFINV_GE5 = np.array([-0.000200214257, 0.000100950558, 0.00134934322, -0.00367
 def _erf_inv_f32(x: np.ndarray) -> np.ndarray:
     """Giles' approximation: w = -log1p(-x^2); a degree-8 polynomial in w - 2.5 (w < 5) or in
     sqrt(w) - 3; times x.  erf_inv(+-1) = +-inf."""
-    with np.errstate(all="ignore"):
+    with ignore_fp_errors():
         w = -_log1p_f32(-x * x)
         p = _horner(w - _F32(2.5), _ERFINV_LT5)
         p = _patch(p, ~(w < _F32(5)), w, lambda v: _horner(np.sqrt(v) - _F32(3), _ERFINV_GE5))
@@ -225,7 +226,7 @@ def _log1p_f64(x: np.ndarray) -> np.ndarray:
 
 def _erf_inv_f64(x: np.ndarray) -> np.ndarray:
     """Giles' double precision approximation: three polynomials split at w = 6.25 and 16."""
-    with np.errstate(all="ignore"):
+    with ignore_fp_errors():
         w = -_log1p_f64(-x * x)
         lt_625, lt_16 = w < 6.25, w < 16
         w = np.where(lt_625, w - 3.125, np.sqrt(w) - np.where(lt_16, 3.25, 5.0))
