@@ -23,7 +23,7 @@ ANY = (BOOL, INT, UINT, FLOAT, COMPLEX)
 INTEGRAL = (BOOL, INT, UINT)
 
 
-def dtype_kind(dtype: np.dtype) -> str:
+def _kind_of(dtype: np.dtype) -> str:
     if dtype == dtypes.bool_:
         return BOOL
     if dtypes.is_unsigned(dtype):
@@ -33,6 +33,21 @@ def dtype_kind(dtype: np.dtype) -> str:
     if dtypes.is_complex(dtype):
         return COMPLEX
     return FLOAT
+
+
+#: dtype -> kind, filled on first use (impls ask on every call)
+_KINDS: dict = {}
+
+
+def dtype_kind(dtype: np.dtype) -> str:
+    """BOOL, INT, UINT, FLOAT or COMPLEX."""
+    try:
+        return _KINDS[dtype]
+    except KeyError:
+        kind = _KINDS[dtype] = _kind_of(dtype)
+        return kind
+    except TypeError:  # an unhashable dtype-like
+        return _kind_of(dtype)
 
 
 def check_kinds(name: str, kinds: tuple, *avals: ShapedArray) -> None:
