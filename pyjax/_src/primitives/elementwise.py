@@ -715,8 +715,9 @@ def _zero_signed(ufunc: Callable, sign: int) -> Callable:
     the first operand); x + y of two zeros is +0 unless both are -0, which gives max."""
     def impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         out = ufunc(x, y)
-        if out.dtype.kind == "f" or out.dtype == dtypes.bfloat16:
-            zero = (out == 0) & (x == y)  # both operands zero, of either sign
+        if (out.dtype.kind == "f" or out.dtype == dtypes.bfloat16) and not out.all():
+            # some result is zero (NaN counts as true): were both operands zeros?
+            zero = (out == 0) & (x == y)
             if zero.any():
                 out = np.where(zero, sign * (sign * x + sign * y), out).astype(out.dtype)
         return out
