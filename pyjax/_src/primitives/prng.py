@@ -15,6 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from pyjax._src.backend.dispatch import aval_of, detach, to_buffer, wrap
+from pyjax._src.backend.tier1 import threefry
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import pp_eqn_standard
@@ -28,8 +29,8 @@ from pyjax._src.transforms import ad, batching
 # threefry2x32
 # ---------------------------------------------------------------------------------------------
 
-_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
-_PARITY = np.uint32(0x1BD11BDA)
+_ROTATIONS = threefry.ROTATIONS
+_PARITY = np.uint32(threefry.PARITY)
 _CHUNK = 1 << 15  # elements hashed at a time: the round temporaries stay in cache
 
 
@@ -81,10 +82,14 @@ def threefry2x32_impl(k1: np.ndarray, k2: np.ndarray, x1: np.ndarray, x2: np.nda
     args = [np.asarray(v, np.uint32) for v in (k1, k2, x1, x2)]
     shape = np.broadcast_shapes(*(v.shape for v in args))
     size = math.prod(shape)
+    flat = [_flat(v, shape) for v in args]
+    if size:
+        native = threefry.hash2x32(*flat, size)  # None until tier 1 has compiled it
+        if native is not None:
+            return [native[0].reshape(shape), native[1].reshape(shape)]
     if size <= _SMALL:
         pairs = [_hash_ints(*map(int, q)) for q in np.broadcast(*args)]
         return [np.array([p[i] for p in pairs], np.uint32).reshape(shape) for i in range(2)]
-    flat = [_flat(v, shape) for v in args]
     out1, out2 = np.empty(size, np.uint32), np.empty(size, np.uint32)
     tmp = np.empty(min(size, _CHUNK), np.uint32)
     for start in range(0, size, _CHUNK):
