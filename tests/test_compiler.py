@@ -213,10 +213,13 @@ def test_background_compile_swaps_in(monkeypatch):
 def test_tier1_unsupported_cluster_says_why(monkeypatch):
     monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1 << 15)
     pyjax.clear_caches()
-    compiled = pyjax.jit(_column_sum).lower(_MAT).compile()
+    cube = _MAT[:512].reshape(8, 64, 1027)
+    middle = lambda x: jnp.sum(jnp.exp(x) * 2, axis=1)  # noqa: E731
+    compiled = pyjax.jit(middle).lower(cube).compile()
     (reason,) = compiled._run.kernels.values()
-    assert reason == "a reduction over leading axes"
-    assert "; cluster0: tier 0 (a reduction over leading axes)" in compiled.as_text()
+    assert reason == "a reduction over axes neither leading nor trailing"
+    assert ("; cluster0: tier 0 (a reduction over axes neither leading nor trailing)"
+            in compiled.as_text())
     pyjax.clear_caches()
 
 
@@ -305,3 +308,207 @@ def test_tier1_extended_dtypes_stay_on_tier0(monkeypatch):
         np.array([True, False, True, False]), keys).compile()
     assert any(str(v).startswith("dtype key") for v in compiled._run.kernels.values())
     pyjax.clear_caches()
+
+
+# ---------------------------------------------------------------------------------------------
+# tier 1 reductions over leading axes (bias gradients, batch means), and the fusion plan's
+# recomputation of cheap values (softmax's exp(x - max) is computed again, never stored)
+# ---------------------------------------------------------------------------------------------
+
+_LEADING = {"sum": lambda axis: lambda a: jnp.sum(a * 3.0, axis=axis),
+            "mean": lambda axis: lambda a: jnp.mean(a * 3.0 - 1.0, axis=axis),
+            "max": lambda axis: lambda a: jnp.max(a * 2.0, axis=axis),
+            "min": lambda axis: lambda a: jnp.min(a - 1.0, axis=axis)}
+
+
+@needs_tier1
+@pytest.mark.parametrize("shape,axis", [
+    ((513, 1027), 0), ((1, 7), 0), ((5, 1), 0), ((300, 1), 0), ((9, 16), 0), ((3, 2049), 0),
+    ((7, 9, 11), (0, 1)), ((7, 9, 11), 0), ((4100, 3), 0), ((5000, 33), 0)])
+@pytest.mark.parametrize("op", sorted(_LEADING))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_tier1_leading_reductions_have_tier0_bits(shape, axis, op, dtype, monkeypatch):
+    """Over leading axes NumPy adds the rows one by one into each column's total (in the
+    operand's dtype below LONG rows, in float64 from there on; a single column is one
+    contiguous run, summed pairwise): tier 1 keeps that order, so the bits are tier 0's."""
+    x = (RNG.standard_normal(shape) * 10.0 ** RNG.uniform(-3, 3, shape)).astype(dtype)
+    with pyjax.enable_x64(dtype == np.float64):
+        f = _LEADING[op](axis)
+        t0 = _forced(f, (x,), native=False, monkeypatch=monkeypatch)
+        t1 = _forced(f, (x,), native=True, monkeypatch=monkeypatch)
+    assert t0.dtype == t1.dtype == dtype and t0.tobytes() == t1.tobytes()
+
+
+@needs_tier1
+@pytest.mark.parametrize("shape", [(0, 37), (0, 5, 3), (4, 0)])
+@pytest.mark.parametrize("op", ["sum", "max"])
+def test_tier1_leading_reduction_of_no_rows(shape, op, monkeypatch):
+    """No rows: each column's total is the identity; no columns: nothing is touched."""
+    monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1)
+    f = {"sum": lambda a: jnp.sum(a * 2.0, axis=0),
+         "max": lambda a: jnp.max(a * 2.0, axis=0, initial=-jnp.inf)}[op]
+    x = np.zeros(shape, np.float32)
+    closed = passes.optimize(pyjax.jit(f).trace(x).jaxpr)
+    cluster = next(s for s in fusion.plan(closed.jaxpr) if type(s) is fusion.Cluster)
+    assert cluster.reduction is not None
+    kernel = tier1.build(cluster)
+    kernel.compile()
+    (out,) = kernel(x)
+    expected = np.full(shape[1:], 0.0 if op == "sum" else -np.inf, np.float32)
+    assert out.dtype == np.float32 and out.shape == expected.shape
+    np.testing.assert_array_equal(out, expected)
+
+
+@needs_tier1
+def test_tier1_bias_gradient_compiles(monkeypatch):
+    """The bias gradient of a dense layer (a sum over the batch) is a tier 1 kernel."""
+    monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1 << 15)
+    monkeypatch.setattr(tier1, "ENABLED", True)
+    x = RNG.standard_normal((256, 300)).astype(np.float32)
+    b = RNG.standard_normal(300).astype(np.float32)
+    loss = lambda b, x: jnp.sum(jnp.tanh(x + b) ** 2)  # noqa: E731
+    pyjax.clear_caches()
+    compiled = pyjax.jit(pyjax.grad(loss)).lower(b, x).compile()
+    tier1.wait()
+    leading = [s for s in compiled._run.steps if type(s) is fusion.Cluster and s.shape == x.shape
+               and s.reduction is not None and s.reduction.params["axes"] == (0,)]
+    assert len(leading) == 1 and tier0.blockwise(leading[0])
+    assert all(isinstance(k, tier1.Kernel) for k in compiled._run.kernels.values())
+    got = np.asarray(compiled(b, x))
+    ref = (2 * np.tanh(x + b) * (1 - np.tanh(x + b) ** 2)).astype(np.float64).sum(0)
+    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)
+    pyjax.clear_caches()
+
+
+def _full_passes(f, x, monkeypatch, native: bool):
+    """The plan of jit(f)(x) with tier 1 on or off: its clusters over x's shape, by the
+    number that read x and the number that write a value of x's size."""
+    monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1 << 15)
+    monkeypatch.setattr(tier1, "ENABLED", native)
+    closed = passes.optimize(pyjax.jit(f).trace(x).jaxpr)
+    steps = fusion.plan(closed.jaxpr)
+    big = [s for s in steps if type(s) is fusion.Cluster and s.shape == x.shape]
+    reads = sum(closed.jaxpr.invars[0] in s.inputs for s in big)
+    writes = sum(v.aval.shape == x.shape for s in big for v in s.outputs)
+    return closed, steps, big, reads, writes
+
+
+@needs_tier1
+def test_softmax_recomputes_exp_instead_of_storing_it(monkeypatch):
+    """Softmax is three passes over x (max; sum of exp; the quotient) and one full write:
+    exp(x - max) is computed again in the last pass, not written and read back."""
+    closed, steps, big, reads, writes = _full_passes(_softmax, _MAT, monkeypatch, native=True)
+    assert [[e.primitive.name for e in s.eqns] for s in big] == [
+        ["reduce_max"], ["sub", "exp", "reduce_sum"], ["sub", "exp", "div"]]
+    assert (reads, writes) == (3, 1)
+    last = big[-1]
+    assert {e.primitive.name for e in last.recomputed} == {"sub", "exp"}
+    assert all(e in big[1].eqns for e in last.recomputed)  # the same equations, not copies
+    assert "sub* exp* div" in fusion.describe(steps, {v: "x" for v in closed.jaxpr.invars}
+                                              | {v: "v" for s in steps if type(s) is
+                                                 fusion.Cluster for v in s.outputs})
+    # NumPy's exp costs more than the memory it saves: tier 0 alone stores exp(x - max)
+    *_, reads0, writes0 = _full_passes(_softmax, _MAT, monkeypatch, native=False)
+    assert (reads0, writes0) == (2, 2)
+
+
+@needs_tier1
+def test_layernorm_is_three_passes(monkeypatch):
+    _, _, big, reads, writes = _full_passes(_layernorm, _MAT, monkeypatch, native=True)
+    assert len(big) == 3 and (reads, writes) == (3, 1)
+
+
+def test_recomputation_skips_values_read_elsewhere(monkeypatch):
+    """A value also returned (or read by a call) is stored anyway: it is not recomputed."""
+    monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1 << 15)
+
+    def f(x):
+        e = x * 2.0 - 1.0
+        return e / jnp.sum(e, -1, keepdims=True), e
+
+    closed = passes.optimize(pyjax.jit(f).trace(_MAT).jaxpr)
+    steps = fusion.plan(closed.jaxpr)
+    assert not any(s.recomputed for s in steps if type(s) is fusion.Cluster)
+    g = lambda x: (lambda e: e / jnp.sum(e, -1, keepdims=True))(x * 2.0 - 1.0)  # noqa: E731
+    closed = passes.optimize(pyjax.jit(g).trace(_MAT).jaxpr)
+    recomputed = [s for s in fusion.plan(closed.jaxpr) if type(s) is fusion.Cluster
+                  and s.recomputed]
+    assert len(recomputed) == 1  # arithmetic alone is recomputed on tier 0 as well
+
+
+@needs_tier1
+@pytest.mark.parametrize("name", ["softmax", "layernorm"])
+def test_recomputing_plan_keeps_tier0_bits(name, monkeypatch):
+    """Tier 0 running the recomputing plan (what serves while kernels compile) returns the
+    bits of one impl call per equation."""
+    f, args = CASES[name]
+    unfused = _run(f, args, fused=False, native=False, monkeypatch=monkeypatch)
+    monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1 << 15)
+    monkeypatch.setattr(tier1, "ENABLED", True)
+    closed = passes.optimize(pyjax.jit(f).trace(*args).jaxpr)
+    steps = fusion.plan(closed.jaxpr)
+    assert any(type(s) is fusion.Cluster and s.recomputed for s in steps) == (name == "softmax")
+    program = tier0.generate(closed, steps)  # tier 0 only: no kernels attached
+    (out,) = program.run(*args)
+    assert out.tobytes() == unfused[0].tobytes()
+
+
+@needs_tier1
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_tier1_layernorm_within_ulps_of_float64(dtype, monkeypatch):
+    x = _MAT.astype(dtype)
+    with pyjax.enable_x64(dtype == np.float64):
+        (out,) = _run(_layernorm, (x,), fused=True, native=True, monkeypatch=monkeypatch)
+    wide = x.astype(np.float64)
+    mu = wide.mean(-1, keepdims=True)
+    sd = np.sqrt(((wide - mu) ** 2).mean(-1, keepdims=True) + 1e-5)
+    ref = (wide - mu) / sd
+    # the mean's rounding, scaled by 1/sd, and each step's own
+    err = np.abs(out - ref) / (np.finfo(dtype).eps * (np.abs(ref) + np.abs(mu) / sd + 1))
+    assert out.dtype == dtype and err.max() <= 8, err.max()
+
+
+def _two_reductions(x):
+    e = jnp.exp(x - jnp.max(x, -1, keepdims=True))
+    return e / jnp.sum(e, -1, keepdims=True), jnp.sum(e * x, -1)
+
+
+def _log_softmax(x):
+    z = x - jnp.max(x, -1, keepdims=True)
+    return z - jnp.log(jnp.sum(jnp.exp(z), -1, keepdims=True))
+
+
+def _column_scale(x):
+    t = jnp.tanh(x * 0.5)
+    return t * jnp.sum(t, 0)[None, :] + jnp.max(t, 1, keepdims=True)
+
+
+def _read_by_dot(x):
+    e = jnp.exp(x - jnp.max(x, -1, keepdims=True))
+    return e / jnp.sum(e, -1, keepdims=True), e[:, :64] @ x[:64, :8]
+
+
+_RECOMPUTE_CASES = {"two_reductions": _two_reductions, "log_softmax": _log_softmax,
+                    "column_scale": _column_scale, "read_by_dot": _read_by_dot}
+
+
+@needs_tier1
+@pytest.mark.parametrize("name", sorted(_RECOMPUTE_CASES))
+def test_recomputing_plans_agree(name, monkeypatch):
+    """Plans that recompute values (or, for a value a call reads, store it) give tier 0 the
+    bits of one impl call per equation, and tier 1 float32 rounding of them."""
+    f = _RECOMPUTE_CASES[name]
+    unfused = _run(f, (_MAT,), fused=False, native=False, monkeypatch=monkeypatch)
+    monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1 << 15)
+    monkeypatch.setattr(tier1, "ENABLED", True)
+    closed = passes.optimize(pyjax.jit(f).trace(_MAT).jaxpr)
+    steps = fusion.plan(closed.jaxpr)
+    recomputed = [s for s in steps if type(s) is fusion.Cluster and s.recomputed]
+    assert bool(recomputed) == (name != "read_by_dot")
+    outs = tier0.generate(closed, steps).run(_MAT)
+    for a, b in zip(unfused, outs):
+        assert a.tobytes() == np.asarray(b).tobytes()
+    native = _run(f, (_MAT,), fused=True, native=True, monkeypatch=monkeypatch)
+    for a, b in zip(unfused, native):
+        scale = np.maximum(np.abs(a).max(), 1.0)
+        np.testing.assert_allclose(b, a, atol=1e-5 * scale, rtol=1e-5)

@@ -8,6 +8,12 @@ consumes a dot_general's result is a cluster over the dot's output: the dot's ep
 Equations are pure, so a cluster may be evaluated later than its first member: it runs where
 its last member stood, and it stops growing as soon as anything outside it reads one of its
 values (so everything that reads a cluster value runs after the whole cluster).
+
+A cheap elementwise value of a closed cluster that only later clusters over the same shape read
+(softmax's exp(x - max), read by the row sum and then by the division) is recomputed in each of
+them instead of written and read back: a pass over memory costs more than a few vectorised ops.
+Recomputed members keep their equations (the same values, bit for bit) and are listed in the
+reading cluster's `recomputed`; only the cluster that owns a value ever outputs it.
 """
 from __future__ import annotations
 
@@ -38,6 +44,21 @@ REDUCTIONS = frozenset({"reduce_sum", "reduce_max", "reduce_min", "reduce_prod",
 #: calls whose result an elementwise epilogue may consume (shown in the plan)
 BLAS_CALLS = frozenset({"dot_general", "conv_general_dilated"})
 
+#: elementwise ops worth recomputing, by cost per element relative to a cheap arithmetic op;
+#: ops not listed are never recomputed
+_RECOMPUTE_COST = {
+    **dict.fromkeys(("add", "sub", "mul", "neg", "max", "min", "abs", "square", "select_n",
+                     "convert_element_type", "broadcast_in_dim", "fused_multiply_add", "clamp",
+                     "eq", "ne", "lt", "le", "gt", "ge", "and", "or", "not", "add_any",
+                     "integer_pow"), 1),
+    **dict.fromkeys(("div", "sqrt", "rsqrt"), 2)}
+#: transcendentals: a few arithmetic ops each in a native kernel (libmvec's vector functions),
+#: but dearer than a pass over memory as NumPy calls, so recomputed only where tier 1 runs
+_TRANSCENDENTAL_COST = dict.fromkeys(
+    ("exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic"), 4)
+#: the most a recomputed chain may cost per element (softmax's subtract and exp cost 5)
+RECOMPUTE_BUDGET = 8
+
 
 @dataclasses.dataclass
 class Call:
@@ -62,6 +83,8 @@ class Cluster:
     inputs: list[Any] = dataclasses.field(default_factory=list)
     outputs: list[Var] = dataclasses.field(default_factory=list)
     closed: bool = False
+    # members copied from the closed cluster that owns their values, computed again here
+    recomputed: set = dataclasses.field(default_factory=set)
 
     @property
     def size(self) -> int:
@@ -97,10 +120,12 @@ def plan(jaxpr: Jaxpr) -> list[Step]:
     owner: dict[Var, Cluster] = {}  # value -> open-or-closed cluster that produced it
     producer_call: dict[Var, str] = {}
     steps: list[Step] = []
+    recompute = _Recompute(jaxpr, owner)
     for i, eqn in enumerate(jaxpr.eqns):
         vars_in = [a for a in eqn.invars if type(a) is Var]
         fusible = _fusible(eqn)
         target = None
+        copies: list[tuple[int, Eqn]] = []  # members of closed clusters recomputed here
         if fusible:
             shape = _shape_of(eqn)
             broadcast = eqn.primitive.name == "broadcast_in_dim"
@@ -111,15 +136,18 @@ def plan(jaxpr: Jaxpr) -> list[Step]:
                 if (c is not None and not c.closed and c.shape == shape and not broadcast
                         and c.reduction is None and c not in joinable):
                     joinable.append(c)
+                elif c is not None and not broadcast:
+                    copies += [m for m in recompute.chain(a) if m not in copies]
             if joinable:
                 target = max(joinable, key=lambda c: c.index)
                 for c in joinable:  # open clusters this equation joins become one
                     if c is not target:
                         _merge(c, target, owner)
+        recomputed = {e.outvars[0] for _, e in copies}
         # anything outside `target` reading a cluster value closes that cluster
         for a in vars_in:
             c = owner.get(a)
-            if c is not None and c is not target:
+            if c is not None and c is not target and a not in recomputed:
                 c.closed = True
         if not fusible:
             steps.append(Call(i, eqn))
@@ -129,6 +157,11 @@ def plan(jaxpr: Jaxpr) -> list[Step]:
         if target is None:
             target = Cluster(i, _shape_of(eqn), [])
             steps.append(target)
+        known = set(target.eqns)
+        new = [m for m in copies if m[1] not in known]
+        if new:
+            target.members = sorted(target.members + new, key=lambda m: m[0])
+            target.recomputed.update(e for _, e in new)
         target.members.append((i, eqn))
         target.index = i
         owner[eqn.outvars[0]] = target
@@ -140,13 +173,97 @@ def plan(jaxpr: Jaxpr) -> list[Step]:
     return steps
 
 
+class _Recompute:
+    """Which values of closed clusters later clusters compute again instead of reading.
+
+    A value qualifies when the program does not return it, every equation reading it is
+    fusible over its shape (so no step ever needs it from memory and its owner need not write
+    it), its owner runs blockwise (tier 0's threshold: a smaller cluster's values are whole
+    arrays anyway), and the members it is computed from cost at most RECOMPUTE_BUDGET per
+    element (transcendentals count only where tier 1 runs) and read fewer bytes than writing
+    and re-reading the value would move."""
+
+    def __init__(self, jaxpr: Jaxpr, owner: dict) -> None:
+        self.owner = owner
+        self.returned = {v for v in jaxpr.outvars if type(v) is Var}
+        self.readers: dict[Var, list[Eqn]] = {}
+        for e in jaxpr.eqns:
+            for a in e.invars:
+                if type(a) is Var:
+                    self.readers.setdefault(a, []).append(e)
+        self.memo: dict[Var, list] = {}
+        from pyjax._src.backend import tier0  # (it builds on this module)
+        self.min_size = tier0.BLOCKWISE_MIN
+        self._costs: dict | None = None
+
+    @property
+    def costs(self) -> dict:
+        """Cost per element of each op worth recomputing (asked only for big clusters, so
+        small programs never load llvmlite to learn whether tier 1 runs)."""
+        if self._costs is None:
+            from pyjax._src.backend import tier1
+            self._costs = dict(_RECOMPUTE_COST)
+            if tier1.reason() is None:
+                self._costs.update(_TRANSCENDENTAL_COST)
+        return self._costs
+
+    def chain(self, value: Var) -> list[tuple[int, Eqn]]:
+        """The members (index, eqn) of value's closed owner that compute it, or [] when it is
+        read from memory instead."""
+        if value not in self.memo:
+            self.memo[value] = self._chain(value)
+        return self.memo[value]
+
+    def _chain(self, value: Var) -> list[tuple[int, Eqn]]:
+        owner = self.owner[value]
+        shape = tuple(value.aval.shape)
+        if (not owner.closed or owner.shape != shape or owner.size < self.min_size
+                or value in self.returned):
+            return []
+        for r in self.readers.get(value, ()):
+            if not (_fusible(r) and r.primitive.name != "broadcast_in_dim"
+                    and _shape_of(r) == shape):
+                return []
+        made = {e.outvars[0]: (i, e) for i, e in owner.members if e is not owner.reduction}
+        if value not in made or made[value][1].primitive.name == "broadcast_in_dim":
+            return []
+        needed: dict[Eqn, int] = {}
+        todo, reads = [value], set()
+        while todo:
+            i, e = made[todo.pop()]
+            if e in needed:
+                continue
+            needed[e] = i
+            for a in e.invars:
+                if type(a) is Var and a in made:
+                    todo.append(a)
+                elif type(a) is Var:
+                    reads.add(a)
+        chain = sorted(((i, e) for e, i in needed.items()), key=lambda m: m[0])
+        cost = 0
+        for _, e in chain:
+            if e.primitive.name not in self.costs:
+                return []
+            cost += self.costs[e.primitive.name]
+        # bytes per element: the chain's full-size reads against the value's write and read
+        moved = sum(np.dtype(a.aval.dtype).itemsize for a in reads
+                    if math.prod(a.aval.shape) == owner.size)
+        if cost > RECOMPUTE_BUDGET or moved >= 2 * np.dtype(value.aval.dtype).itemsize:
+            return []
+        return chain
+
+
 def _merge(source: Cluster, target: Cluster, owner: dict) -> None:
     """Move every member of the open cluster `source` into `target` (which runs later; nothing
     outside `source` has read its values, so they may be computed there)."""
-    target.members = sorted(source.members + target.members, key=lambda m: m[0])
+    known = set(target.eqns)
+    moved = [m for m in source.members if m[1] not in known]
+    target.members = sorted(moved + target.members, key=lambda m: m[0])
     target.index = max(target.index, source.index)
-    for _, e in source.members:
-        owner[e.outvars[0]] = target
+    for _, e in moved:
+        if e not in source.recomputed:  # a copy's value stays its owner's
+            owner[e.outvars[0]] = target
+    target.recomputed |= source.recomputed
     source.members = []
 
 
@@ -157,9 +274,10 @@ def _fill_boundaries(jaxpr: Jaxpr, steps: list[Step], owner: dict, producer_call
     read_outside: set = set(returned)
     for step in steps:
         eqns = [step.eqn] if type(step) is Call else step.eqns
+        produced = {e.outvars[0] for e in eqns} if type(step) is Cluster else set()
         for e in eqns:
-            for a in e.invars:
-                if type(a) is Var and owner.get(a) is not None and owner[a] is not step:
+            for a in e.invars:  # (a recomputed value is produced where it is read)
+                if type(a) is Var and owner.get(a) is not None and a not in produced:
                     read_outside.add(a)
     for step in steps:
         if type(step) is not Cluster:
@@ -175,16 +293,19 @@ def _fill_boundaries(jaxpr: Jaxpr, steps: list[Step], owner: dict, producer_call
                     step.inputs.append(a)
                     if step.after is None and a in producer_call:
                         step.after = producer_call[a]
-        step.outputs = [e.outvars[0] for e in step.eqns if e.outvars[0] in read_outside]
+        step.outputs = [e.outvars[0] for e in step.eqns
+                        if e.outvars[0] in read_outside and e not in step.recomputed]
 
 
 def describe(steps: list[Step], names: dict) -> str:
-    """The plan as text: one line per cluster of more than one equation."""
+    """The plan as text: one line per cluster of more than one equation (a recomputed
+    member's name is starred)."""
     lines = []
     for step in steps:
         if type(step) is not Cluster or len(step.members) < 2:
             continue
-        ops = " ".join(e.primitive.name for e in step.eqns)
+        ops = " ".join(e.primitive.name + ("*" if e in step.recomputed else "")
+                       for e in step.eqns)
         ins = ", ".join(names.get(a, "lit") if type(a) is Var else "lit" for a in step.inputs)
         outs = ", ".join(names[v] for v in step.outputs)
         epilogue = f" (epilogue of {step.after})" if step.after else ""

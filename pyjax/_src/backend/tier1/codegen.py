@@ -2,11 +2,14 @@
 
 The cluster's shape S splits at axis k into R = prod(S[:k]) rows and C = prod(S[k:]) columns;
 every operand is FULL (one element per (r, c)), ROW (one per row), COL (one per column) or
-SCALAR, and the optional reduction folds the columns of each row (k is where its axes start).
-The loop body works on W-lane vectors; the last partial vector of a row uses masked loads and
-stores.  Transcendentals call glibc's libmvec.  A sum of rows shorter than
-_accumulation.LONG follows NumPy's pairwise order in the operand's dtype (tier 0's bits);
-longer rows accumulate in double per lane (tier 0 sums them in float64 too).
+SCALAR, and the optional reduction folds the columns of each row (k is where its axes start)
+or, over leading axes, the rows into each column's total (k is where they end; the columns go
+in blocks whose totals stay in cache).  The loop body works on W-lane vectors; the last
+partial vector of a row uses masked loads and stores.  Transcendentals call glibc's libmvec.
+A sum of rows shorter than _accumulation.LONG follows NumPy's pairwise order in the operand's
+dtype (tier 0's bits); longer rows accumulate in double per lane (tier 0 sums them in float64
+too).  Over leading axes NumPy adds row after row into the totals, and so does the kernel, in
+the operand's dtype below LONG rows and in double from there (tier 0's bits either way).
 
 `kernel_ir(cluster, isa)` gives (IR text, Layout), or raises Unsupported naming the reason.
 The kernel's C signature is `void kernel(int64 R, int64 C, void **pointers)`, pointers being
@@ -21,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from pyjax._src.core.jaxpr import Literal, Var
+from pyjax._src.core.jaxpr import Literal
 from pyjax._src.primitives._accumulation import LONG
 
 F32, F64, BOOL = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.bool_)
@@ -122,20 +125,29 @@ def _uses(cluster: Any) -> list[tuple[Any, tuple]]:
     return uses
 
 
-def _split(cluster: Any) -> int:
+def _split(cluster: Any) -> tuple[int, bool]:
+    """(k, leading): where the shape splits into rows and columns, and whether the reduction
+    folds the rows (leading axes, one total per column) instead of each row's columns."""
     n = len(cluster.shape)
     red = cluster.reduction
     uses = _uses(cluster)
+    leading = False
     if red is not None:
         axes = sorted(red.params["axes"])
-        if axes != list(range(n - len(axes), n)):
-            raise Unsupported("a reduction over leading axes")
-        candidates = [n - len(axes)]
+        if axes == list(range(n - len(axes), n)):
+            candidates = [n - len(axes)]
+        elif axes == list(range(len(axes))):
+            # with one column left NumPy sums it as one contiguous run (pairwise): a full
+            # reduction; otherwise it adds the rows into the columns' totals one by one
+            leading = math.prod(cluster.shape[len(axes):]) != 1
+            candidates = [len(axes) if leading else 0]
+        else:
+            raise Unsupported("a reduction over axes neither leading nor trailing")
     else:
         candidates = list(range(n + 1))
     for k in candidates:
         if all(_kind(shape, cluster.shape, k) for _, shape in uses):
-            return k
+            return k, leading
     raise Unsupported("operands broadcast along both rows and columns")
 
 
@@ -309,12 +321,13 @@ def _integer_pow(b: _Builder, x: str, y: int, dt: np.dtype) -> str:
     return acc
 
 
-def _reduce_info(red: Any) -> tuple[np.dtype, str, Any]:
-    """(accumulator dtype, combining op, identity) of a reduction."""
+def _reduce_info(red: Any, own: bool = False) -> tuple[np.dtype, str, Any]:
+    """(accumulator dtype, combining op, identity) of a reduction; a sum accumulates in double
+    unless `own` (then in its operand's dtype)."""
     dt = np.dtype(red.invars[0].aval.dtype)
     name = red.primitive.name
     if name == "reduce_sum":
-        return F64, "add", 0.0
+        return (dt if own else F64), "add", 0.0
     return dt, ("maximum" if name == "reduce_max" else "minimum"), (
         -np.inf if name == "reduce_max" else np.inf)
 
@@ -398,10 +411,15 @@ def _pairwise_ir(dt: np.dtype) -> str:
         "}"])
 
 
+#: columns per block of a reduction over leading axes: the block's totals stay in cache while
+#: every row's stretch of those columns streams past
+COLUMN_BLOCK = 2048
+
+
 def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
     """The LLVM module text of `cluster`'s kernel and how to call it."""
     _check_types(cluster)
-    k = _split(cluster)
+    k, leading = _split(cluster)
     shape = cluster.shape
     red = cluster.reduction
     w = isa.lanes
@@ -424,14 +442,26 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
     # a sum along rows shorter than LONG: each row's terms go to a scratch row, then are summed
     # in NumPy's pairwise order (tier 0 sums them so, in their own dtype); longer rows
     # accumulate per lane in double (tier 0 sums those in float64 too, rounding once)
-    pairwise = (red is not None and red.primitive.name == "reduce_sum"
+    pairwise = (red is not None and not leading and red.primitive.name == "reduce_sum"
                 and math.prod(shape[k:]) < LONG)
     if pairwise:
         elt = _LLVM[np.dtype(red.invars[0].aval.dtype)]
         head.append(f"  %scratch = alloca {elt}, i64 %C, align 64")
-    head.append(f"  %cv = and i64 %C, {-w}")
-    head.append("  %anyrow = icmp sgt i64 %R, 0")  # a shape with a zero before the split
-    head.append("  br i1 %anyrow, label %row, label %exit")
+    if red is not None and not pairwise:
+        # over leading axes NumPy adds row after row into each column's total, in the
+        # operand's dtype below LONG rows and in double from there: the same order here
+        own = leading and math.prod(shape[:k]) < LONG
+        acc_dt, combine, identity = _reduce_info(red, own)
+        acc_t = f"<{w} x {_LLVM[acc_dt]}>"
+        acc_init = "<" + ", ".join([f"{_LLVM[acc_dt]} {_const(identity, acc_dt)}"] * w) + ">"
+    if leading:  # the columns' totals, one block of columns at a time
+        head.append(f"  %scratch = alloca {_LLVM[acc_dt]}, i64 {COLUMN_BLOCK}, align 64")
+        head.append("  %anycol = icmp sgt i64 %C, 0")
+        head.append("  br i1 %anycol, label %cblock, label %exit")
+    else:
+        head.append(f"  %cv = and i64 %C, {-w}")
+        head.append("  %anyrow = icmp sgt i64 %R, 0")  # a shape with a zero before the split
+        head.append("  br i1 %anyrow, label %row, label %exit")
 
     def scalar_load(a: Any, index: str, prefix: str, lines: list) -> str:
         dt = np.dtype(a.aval.dtype)
@@ -449,7 +479,8 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
         return f"%{prefix}x{j}"
 
     # per row: the row offset, ROW operands, scalars (hoisted), the accumulator start
-    row = ["row:", "  %r = phi i64 [0, %entry], [%rnext, %rowend]",
+    first = "%rowcheck" if leading else "%entry"
+    row = ["row:", f"  %r = phi i64 [0, {first}], [%rnext, %rowend]",
            "  %off = mul i64 %r, %C"]
     hoisted: dict[Any, str] = {}
     for a, kind in kinds.items():
@@ -457,23 +488,16 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
             hoisted[a] = scalar_load(a, "0", "sc", row)
         elif kind == "ROW":
             hoisted[a] = scalar_load(a, "%r", "rw", row)
-    if red is not None and not pairwise:
-        acc_dt, combine, identity = _reduce_info(red)
-        acc_t = f"<{w} x {_LLVM[acc_dt]}>"
-        acc_init = "<" + ", ".join([f"{_LLVM[acc_dt]} {_const(identity, acc_dt)}"] * w) + ">"
     row.append("  br label %vec")
+    limit = "%cend" if leading else "%C"  # the end of the columns a row's loop covers
 
     def body(masked: bool, suffix: str, acc_in: str | None) -> tuple[list[str], str | None]:
         b = _Builder(isa, suffix, decls)
         vals: dict[Any, str] = {}
         mask = None
         if masked:
-            b.lines.append(f"  %rem{suffix} = sub i64 %C, %c")
-            ins = b.emit(f"insertelement <{w} x i64> poison, i64 %rem{suffix}, i32 0")
-            spl = b.emit(f"shufflevector <{w} x i64> {ins}, <{w} x i64> poison, "
-                         f"<{w} x i32> zeroinitializer")
-            steps = "<" + ", ".join(f"i64 {i}" for i in range(w)) + ">"
-            mask = b.emit(f"icmp ult <{w} x i64> {steps}, {spl}")
+            b.lines.append(f"  %rem{suffix} = sub i64 {limit}, %c")
+            mask = _mask(b, f"%rem{suffix}")
 
         def load(a: Any) -> str:
             if a in vals:
@@ -522,12 +546,20 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
                     continue
                 if acc_dt != src:
                     x = b.emit(f"fpext {b.ty(src)} {x} to {acc_t}")
-                if masked:
+                if leading:  # this row's term joins each column's total (lanes past the
+                    # block's end hold nothing that is ever stored)
+                    at = b.emit("sub i64 %c, %c0")
+                    addr = b.emit(f"getelementptr {_LLVM[acc_dt]}, ptr %scratch, i64 {at}")
+                    acc_in = b.emit(f"load {acc_t}, ptr {addr}, align {_SIZE[acc_dt]}")
+                elif masked:
                     x = b.emit(f"select <{w} x i1> {mask}, {acc_t} {x}, {acc_t} {acc_init}")
                 if combine == "add":
                     acc_out = b.emit(f"fadd {acc_t} {acc_in}, {x}")
                 else:
                     acc_out = b.intrinsic(combine, acc_dt, acc_in, x)
+                if leading:
+                    b.lines.append(f"  store {acc_t} {acc_out}, ptr {addr}, "
+                                   f"align {_SIZE[acc_dt]}")
                 continue
             if e.primitive.name == "broadcast_in_dim":
                 vals[out] = atom(e.invars[0])
@@ -537,33 +569,24 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
             if red is not None and v is red.outvars[0]:
                 continue
             dt = np.dtype(v.aval.dtype)
-            st = _STORE[dt]
-            vt = f"<{w} x {st}>"
             value = atom(v) if v not in vals else vals[v]
-            if dt == BOOL:
-                value = b.emit(f"zext <{w} x i1> {value} to {vt}")
             index = b.emit("add i64 %off, %c")
-            addr = b.emit(f"getelementptr {st}, ptr %p{len(pointer_inputs) + j}, i64 {index}")
-            if masked:
-                decls.add(f"declare void @llvm.masked.store.v{w}{_mt(dt)}.p0({vt}, ptr, i32, "
-                          f"<{w} x i1>)")
-                b.lines.append(f"  call void @llvm.masked.store.v{w}{_mt(dt)}.p0({vt} {value}, "
-                               f"ptr {addr}, i32 {_SIZE[dt]}, <{w} x i1> {mask})")
-            else:
-                b.lines.append(f"  store {vt} {value}, ptr {addr}, align {_SIZE[dt]}")
+            _store(b, decls, value, dt, f"%p{len(pointer_inputs) + j}", index, mask)
         return b.lines, acc_out
 
-    acc_phi = red is not None and not pairwise
+    acc_phi = red is not None and not pairwise and not leading
     vec_lines, acc_next = body(False, "v", "%acc" if acc_phi else None)
-    vec = ["vec:", "  %c = phi i64 [0, %row], [%cnext, %vbody]"]
+    vec = ["vec:", f"  %c = phi i64 [{'%c0' if leading else 0}, %row], [%cnext, %vbody]"]
     if acc_phi:
         vec.append(f"  %acc = phi {acc_t} [{acc_init}, %row], [{acc_next}, %vbody]")
     vec += ["  %more = icmp slt i64 %c, %cv", "  br i1 %more, label %vbody, label %tail"]
     vbody = ["vbody:", *vec_lines, f"  %cnext = add i64 %c, {w}", "  br label %vec"]
     tail_lines, acc_tail = body(True, "m", "%acc" if acc_phi else None)
-    tail = ["tail:", "  %left = icmp slt i64 %c, %C", "  br i1 %left, label %tbody, label %rowdone"]
-    tbody = ["tbody:", *tail_lines, "  br label %rowdone"]
-    done = ["rowdone:"]
+    after_row = "%rowend" if leading else "%rowdone"
+    tail = ["tail:", f"  %left = icmp slt i64 %c, {limit}",
+            f"  br i1 %left, label %tbody, label {after_row}"]
+    tbody = ["tbody:", *tail_lines, f"  br label {after_row}"]
+    done = [] if leading else ["rowdone:"]
     if acc_phi:
         done.append(f"  %accf = phi {acc_t} [%acc, %tail], [{acc_tail}, %tbody]")
         out_dt = np.dtype(red.outvars[0].aval.dtype)
@@ -594,13 +617,111 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
                  f"  %tot = fadd {_LLVM[dt]} {_const(0.0, dt)}, %pw",
                  f"  %ra = getelementptr {_LLVM[dt]}, ptr %p{j}, i64 %r",
                  f"  store {_LLVM[dt]} %tot, ptr %ra"]
-    done.append("  br label %rowend")
+    if not leading:
+        done.append("  br label %rowend")
     rowend = ["rowend:", "  %rnext = add i64 %r, 1", "  %rmore = icmp slt i64 %rnext, %R",
-              "  br i1 %rmore, label %row, label %exit", "exit:", "  ret void"]
-    fn = ["define void @kernel(i64 %R, i64 %C, ptr noalias %args) {",
-          *head, *row, *vec, *vbody, *tail, *tbody, *done, *rowend, "}"]
+              f"  br i1 %rmore, label %row, label {'%flush' if leading else '%exit'}"]
+    if leading:
+        out = len(pointer_inputs) + outputs.index(red.outvars[0])
+        blocks = _column_blocks(isa, decls, acc_dt, acc_t, acc_init,
+                                np.dtype(red.outvars[0].aval.dtype), f"%p{out}")
+        body_blocks = [*row, *vec, *vbody, *tail, *tbody, *rowend]
+        fn = ["define void @kernel(i64 %R, i64 %C, ptr noalias %args) {", *head,
+              *blocks[0], *body_blocks, *blocks[1], "exit:", "  ret void", "}"]
+    else:
+        fn = ["define void @kernel(i64 %R, i64 %C, ptr noalias %args) {",
+              *head, *row, *vec, *vbody, *tail, *tbody, *done, *rowend,
+              "exit:", "  ret void", "}"]
     extra = [_pairwise_ir(np.dtype(red.invars[0].aval.dtype)), ""] if pairwise else []
     return "\n".join(sorted(decls) + [""] + extra + fn) + "\n", layout
+
+
+def _mask(b: _Builder, left: str) -> str:
+    """The lanes below `left` (an i64 of the columns still to do)."""
+    w = b.w
+    ins = b.emit(f"insertelement <{w} x i64> poison, i64 {left}, i32 0")
+    spl = b.emit(f"shufflevector <{w} x i64> {ins}, <{w} x i64> poison, "
+                 f"<{w} x i32> zeroinitializer")
+    steps = "<" + ", ".join(f"i64 {i}" for i in range(w)) + ">"
+    return b.emit(f"icmp ult <{w} x i64> {steps}, {spl}")
+
+
+def _store(b: _Builder, decls: set, value: str, dt: np.dtype, base: str, index: str,
+           mask: str | None) -> None:
+    """Store W lanes of `value` (a vector of dt's LLVM type) at base[index], masked or not."""
+    w, st = b.w, _STORE[dt]
+    vt = f"<{w} x {st}>"
+    if dt == BOOL:
+        value = b.emit(f"zext <{w} x i1> {value} to {vt}")
+    addr = b.emit(f"getelementptr {st}, ptr {base}, i64 {index}")
+    if mask is not None:
+        decls.add(f"declare void @llvm.masked.store.v{w}{_mt(dt)}.p0({vt}, ptr, i32, "
+                  f"<{w} x i1>)")
+        b.lines.append(f"  call void @llvm.masked.store.v{w}{_mt(dt)}.p0({vt} {value}, "
+                       f"ptr {addr}, i32 {_SIZE[dt]}, <{w} x i1> {mask})")
+    else:
+        b.lines.append(f"  store {vt} {value}, ptr {addr}, align {_SIZE[dt]}")
+
+
+def _column_blocks(isa: Isa, decls: set, acc_dt: np.dtype, acc_t: str, acc_init: str,
+                   out_dt: np.dtype, out: str) -> tuple[list[str], list[str]]:
+    """The loop over blocks of COLUMN_BLOCK columns around a leading-axis reduction's row
+    loop: (before the rows: the block's bounds, totals set to the identity; after them: the
+    totals converted to the output dtype and stored)."""
+    w, cb, acc = isa.lanes, COLUMN_BLOCK, _LLVM[acc_dt]
+    size = _SIZE[acc_dt]
+    before = ["cblock:", "  %c0 = phi i64 [0, %entry], [%c0next, %bdone]",
+              f"  %c0cb = add i64 %c0, {cb}",
+              "  %cfull = icmp slt i64 %c0cb, %C",
+              "  %cend = select i1 %cfull, i64 %c0cb, i64 %C",
+              "  %bw = sub i64 %cend, %c0",
+              f"  %bwv = and i64 %bw, {-w}",
+              "  %cv = add i64 %c0, %bwv",
+              "  br label %iloop",
+              "iloop:",
+              "  %ii = phi i64 [0, %cblock], [%iinext, %iloop]",
+              f"  %ia = getelementptr {acc}, ptr %scratch, i64 %ii",
+              f"  store {acc_t} {acc_init}, ptr %ia, align {size}",
+              f"  %iinext = add i64 %ii, {w}",
+              "  %imore = icmp slt i64 %iinext, %bw",
+              "  br i1 %imore, label %iloop, label %rowcheck",
+              "rowcheck:",
+              "  %anyrow = icmp sgt i64 %R, 0",
+              "  br i1 %anyrow, label %row, label %flush"]
+
+    def flush(masked: bool, suffix: str) -> list[str]:
+        b = _Builder(isa, suffix, decls)
+        mask = None
+        if masked:
+            b.lines.append(f"  %fleft{suffix} = sub i64 %cend, %fc")
+            mask = _mask(b, f"%fleft{suffix}")
+        at = b.emit("sub i64 %fc, %c0")
+        addr = b.emit(f"getelementptr {acc}, ptr %scratch, i64 {at}")
+        value = b.emit(f"load {acc_t}, ptr {addr}, align {size}")
+        if out_dt != acc_dt:
+            value = b.emit(f"fptrunc {acc_t} {value} to {b.ty(out_dt)}")
+        _store(b, decls, value, out_dt, out, "%fc", mask)
+        return b.lines
+
+    after = ["flush:",
+             "  br label %floop",
+             "floop:",
+             "  %fc = phi i64 [%c0, %flush], [%fcnext, %fbody]",
+             "  %fmore = icmp slt i64 %fc, %cv",
+             "  br i1 %fmore, label %fbody, label %ftail",
+             "fbody:", *flush(False, "f"),
+             f"  %fcnext = add i64 %fc, {w}",
+             "  br label %floop",
+             "ftail:",
+             "  %fleft = icmp slt i64 %fc, %cend",
+             "  br i1 %fleft, label %ftbody, label %bdone",
+             "ftbody:", *flush(True, "g"),
+             "  br label %bdone",
+             "bdone:",
+             f"  %c0next = add i64 %c0, {cb}",
+             "  %bmore = icmp slt i64 %c0next, %C",
+             "  br i1 %bmore, label %cblock, label %exit"]
+    return before, after
 
 
 def _mt(dtype: np.dtype) -> str:
