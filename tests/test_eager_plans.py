@@ -2,6 +2,7 @@
 call with a signature and replayed from the third.  A replay must give what the function
 computes, for any values of the same types; calls that depend on values, warn, or cannot be
 replayed must stay unplanned."""
+import inspect
 import threading
 import warnings
 
@@ -22,7 +23,7 @@ def _arrays(shape=(3, 4), dtype=np.float32, n=4):
 
 def _plan_of(fun):
     """The plans recorded for `fun` (the undecorated function)."""
-    target = getattr(fun, "__wrapped__", fun)
+    target = inspect.unwrap(fun)
     return [p for k, p in eager_plans._plans.items() if k[0] is target]
 
 
@@ -99,6 +100,17 @@ def test_plans_without_operands_return_new_arrays():
     assert any(callable(p) for p in _plan_of(jnp.linspace))
     assert jnp.eye(3, k=1).tolist() == np.eye(3, k=1).tolist()
     assert jnp.eye(3, k=-1).tolist() == np.eye(3, k=-1).tolist()
+
+
+def test_plans_do_not_pin_big_constants():
+    """A plan keeps its constants alive as long as the cache: calls that would keep more
+    than MAX_HELD_BYTES stay unplanned (a broadcast counts its source only)."""
+    pyjax.clear_caches()
+    for _ in range(3):
+        assert jnp.eye(1024).shape == (1024, 1024)  # 4 MiB of constant result
+        assert jnp.zeros((1024, 1024)).shape == (1024, 1024)  # a broadcast of one zero
+    assert _plan_of(jnp.eye) == [None]
+    assert any(callable(p) for p in _plan_of(jnp.zeros))
 
 
 def test_plans_are_recorded_on_the_second_call_and_keep_types():

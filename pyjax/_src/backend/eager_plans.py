@@ -17,6 +17,7 @@ with effects or its own eager rule, or warns) raises or is refused and stays unp
 from __future__ import annotations
 
 import functools
+import inspect
 import keyword
 import math
 from types import FunctionType
@@ -79,6 +80,7 @@ class Recorder(Trace):
         self.keep: list = []  # keeps constants alive, so their ids stay unique
         self.n_steps = 0
         self.n_results = 0
+        self.held = 0  # bytes of the constants the plan would keep alive
         self.refused = False
 
     def side_effect(self) -> None:
@@ -145,6 +147,7 @@ class Recorder(Trace):
                 raise _Unplannable
             ref = f"C{len(self.const_ref)}"
             self.namespace[ref] = buf
+            self.held += _owned_bytes(buf)
             self.const_ref[id(x)] = ref
             self.keep.append(x)
         return ref
@@ -163,6 +166,7 @@ class Recorder(Trace):
         for i, leaf in enumerate(leaves):
             if type(leaf) is ArrayImpl:  # a constant result: a new Array over its buffer
                 self.namespace[f"out{i}"] = leaf._buf
+                self.held += _owned_bytes(leaf._buf)
                 values.append(leaf)
                 exprs.append(f"ArrayImpl(out{i}, {leaf._weak})")
             elif leaf.ref.startswith("a"):  # an operand, returned as it is
@@ -172,7 +176,7 @@ class Recorder(Trace):
                 values.append(leaf.val)
                 exprs.append(f"ArrayImpl({leaf.ref}, {leaf.val._weak})")
         out = values[0] if tree is None else tree(values)
-        if self.refused:
+        if self.refused or self.held > MAX_HELD_BYTES:  # (a plan must not pin big arrays)
             return out, None
         head = ["def run(arrays):"] + [f"    a{i} = arrays[{i}]._buf" for i in range(n_inputs)]
         if tree is None:
@@ -185,6 +189,18 @@ class Recorder(Trace):
         run = self.namespace["run"]
         run.source = source  # what the plan does, for reading (`plans_of`)
         return out, run
+
+
+#: a call whose plan would keep more constant data alive than this stays unplanned (such
+#: calls are dominated by their work, and plans live as long as the cache)
+MAX_HELD_BYTES = 1 << 20
+
+
+def _owned_bytes(buf: np.ndarray) -> int:
+    """The memory `buf` keeps alive: its base array's, counting broadcast axes once."""
+    while isinstance(buf.base, np.ndarray):
+        buf = buf.base
+    return buf.itemsize * math.prod(n for n, s in zip(buf.shape, buf.strides) if s)
 
 
 def _signature(value: Any, key: list, arrays: list) -> bool:
@@ -297,7 +313,7 @@ _FAILED = object()
 
 def plans_of(fun: Callable) -> list[str]:
     """The source of each plan recorded for `fun` (a jnp function), for inspection."""
-    target = getattr(fun, "__wrapped__", fun)
+    target = inspect.unwrap(fun)
     return [p.source for k, p in list(_plans.items()) if k[0] is target and p]
 
 
