@@ -976,13 +976,27 @@ def _casts_exactly(x: np.ndarray, new_dtype: np.dtype) -> bool:
 _INT_BOUNDS: dict = {}
 
 
+#: integer targets whose float casts NumPy does in one instruction (cvttss2si and kin), which
+#: answers the type's minimum for NaN and out-of-range values
+_SENTINEL_CASTS = {np.dtype(np.int32): np.iinfo(np.int32).min,
+                   np.dtype(np.int64): np.iinfo(np.int64).min}
+
+
 def _convert_impl(x: np.ndarray, *, new_dtype: np.dtype, weak_type: bool = False,
                   sharding: Any = None) -> np.ndarray:
     if x.dtype == new_dtype:
         return x
     if dtypes.is_integer(new_dtype) and dtypes.is_inexact(x.dtype):
         # XLA saturates out-of-range floats and sends NaN to 0
-        if x.dtype.kind == "f" and x.size and _casts_exactly(x, new_dtype):
+        if x.dtype.kind == "f" and new_dtype in _SENTINEL_CASTS:
+            # the CPU's truncating cast gives the type's minimum for NaN and out-of-range
+            # values (a saturating CPU gives XLA's answer outright): a cast without that
+            # value is exact, as NumPy's cast truncates toward zero as trunc does
+            with ignore_fp_errors():
+                out = x.astype(new_dtype)
+            if out.size == 0 or out.min() != _SENTINEL_CASTS[new_dtype]:
+                return out
+        elif x.dtype.kind == "f" and x.size and _casts_exactly(x, new_dtype):
             return x.astype(new_dtype)  # NumPy's cast truncates toward zero, as trunc does
         info = np.iinfo(new_dtype) if new_dtype in (np.int8, np.int16, np.int32, np.int64,
                                                     np.uint8, np.uint16, np.uint32,
