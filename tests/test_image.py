@@ -52,15 +52,12 @@ _CONST_CONVERT = ("pyjax folds convert_element_type of a NumPy constant while st
                   "stages the convert")
 _CONST_ORDER = ("closed-over constants: pyjax orders constvars by first use in an equation, "
                 "JAX by first conversion (the image's no-op dtype promotion comes first)")
-_GRAD_OF_JIT = ("grad through jnp.where's jitted _where: JAX's partial evaluation of the jit "
-                "call passes known outputs out as residuals; pyjax splits it differently")
 KNOWN_JAXPR_DIFFERENCES: dict[tuple[str, bool], str] = {
     **{(n, x64): _LIST_DTYPE for n in ("st_neg_axis", "st_python_scalars", "st_no_dims",
                                        "st_align_corners") for x64 in (False, True)},
     ("st_int_scale", False): _CONST_CONVERT, ("st_int_scale", True): _CONST_CONVERT,
     ("st_f64_scale", True): _CONST_CONVERT,
     ("st_vmap_scale", False): _CONST_ORDER, ("st_vmap_scale", True): _CONST_ORDER,
-    ("st_grad_jaxpr", False): _GRAD_OF_JIT, ("st_grad_jaxpr", True): _GRAD_OF_JIT,
 }
 KNOWN_VALUE_DIFFERENCES: dict[tuple[str, bool], str] = {
     (n, x64): _LIST_DTYPE for n in ("st_neg_axis", "st_python_scalars", "st_no_dims",
