@@ -71,6 +71,21 @@ def _broadcast_in_dim_impl(x: np.ndarray, *, shape: tuple, broadcast_dimensions:
     return np.broadcast_to(x, shape)
 
 
+def _broadcast_in_dim_specialize(x: ShapedArray, *, shape: tuple, broadcast_dimensions: tuple,
+                                 sharding: Any = None) -> Any:
+    """The impl for operands of x's type with axes in order: one reshape (and broadcast),
+    worked out once (eager plans); None otherwise."""
+    if list(broadcast_dimensions) != sorted(broadcast_dimensions):
+        return None
+    expanded = [1] * len(shape)
+    for d, size in zip(broadcast_dimensions, x.shape):
+        expanded[d] = size
+    expanded, shape = tuple(expanded), tuple(shape)
+    if expanded == shape:
+        return lambda b: b.reshape(expanded)
+    return lambda b: np.broadcast_to(b.reshape(expanded), shape)
+
+
 def _broadcast_in_dim_pp(eqn: Any, context: Any) -> Any:
     shown = ["broadcast_dimensions"] if eqn.params["broadcast_dimensions"] else []
     return pp_eqn_standard(eqn, context, shown)
@@ -78,6 +93,7 @@ def _broadcast_in_dim_pp(eqn: Any, context: Any) -> Any:
 
 broadcast_in_dim_p = make_primitive("broadcast_in_dim", _broadcast_in_dim_impl,
                                     _broadcast_in_dim_abstract)
+broadcast_in_dim_p.specialize = _broadcast_in_dim_specialize
 broadcast_in_dim_p.pp_rule = _broadcast_in_dim_pp
 
 
