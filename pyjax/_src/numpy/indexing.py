@@ -801,6 +801,11 @@ def getitem(x: Any, index: Any) -> Any:
 def _eager_take(buf: np.ndarray, index: Any) -> np.ndarray | None:
     """x[..., idx, ...] for one integer index array between full slices, by np.take: negative
     indices wrap and out-of-range ones clamp, as in the gather jnp emits (else None)."""
+    if type(index) is ArrayImpl and buf.ndim:  # x[idx], the common case, checked directly
+        idx, n = index._buf, buf.shape[0]
+        if idx.ndim and idx.dtype in (dtypes.int32, dtypes.int64) and 0 < n < _INT32:
+            return buf.take(np.where(idx < 0, idx + n, idx), axis=0, mode="clip")
+        return None
     items = index if type(index) is tuple else (index,)
     arrays = [n for n, it in enumerate(items) if type(it) in (ArrayImpl, np.ndarray)]
     if len(arrays) != 1 or len(items) > buf.ndim:
@@ -861,7 +866,7 @@ def scatter_update(x: Any, idx: Any, y: Any, scatter_op: Callable, *,
     dtype, weak = util.type_of(x)
     _warn_unsafe_cast(x, y)
     plan = gather_plan(entries, tuple(np.shape(x)), normalize_indices)
-    if 0 in plan.slice_shape:
+    if 0 in plan.slice_shape:  # nothing to update: x itself, as JAX returns it (unchecked)
         return x
     x, y = util.promote_dtypes(x, y)
     y = _broadcast_to(y, plan.slice_shape)
