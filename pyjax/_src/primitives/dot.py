@@ -140,7 +140,7 @@ class _DotPlan:
     outputs are computed wide.  BLAS products run on a thread count chosen by size."""
 
     __slots__ = ("compute", "wide", "out_dtype", "xperm", "yperm", "xmat", "ymat", "out_shape",
-                 "flops", "blas")
+                 "flops", "blas", "direct")
 
     def __init__(self, xshape: tuple, xdtype: np.dtype, yshape: tuple, ydtype: np.dtype,
                  dimension_numbers: Any, precision: Any, preferred_element_type: Any):
@@ -165,8 +165,15 @@ class _DotPlan:
         self.flops = 2 * size * k
         self.blas = (np.dtype(self.wide or compute).char in _BLAS_TYPES
                      and self.flops >= _blas_threads.FLOOR_FLOPS)
+        # operands already in the product's order and type, no batch: one np.dot
+        self.direct = (xdtype == ydtype == compute == self.out_dtype and self.wide is None
+                       and not self.blas and not lb
+                       and self.xperm == tuple(range(len(xshape)))
+                       and self.yperm == tuple(range(len(yshape))))
 
     def __call__(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        if self.direct:
+            return np.dot(x.reshape(self.xmat), y.reshape(self.ymat)).reshape(self.out_shape)
         xt = x.astype(self.compute, copy=False).transpose(self.xperm)
         yt = y.astype(self.compute, copy=False).transpose(self.yperm)
         if self.wide is not None:
