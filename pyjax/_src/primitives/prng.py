@@ -53,7 +53,8 @@ def _hash_block(k1: np.ndarray, k2: np.ndarray, x1: np.ndarray, x2: np.ndarray,
         b += np.uint32(block + 1)
 
 
-_SMALL = 16  # at most this many counters hash as Python ints: NumPy's per-call cost dominates
+_SMALL = 16  # at most this many counters hash as Python ints: NumPy's (and a native call's)
+# per-call cost dominates
 _MASK = 0xFFFFFFFF
 
 
@@ -82,14 +83,13 @@ def threefry2x32_impl(k1: np.ndarray, k2: np.ndarray, x1: np.ndarray, x2: np.nda
     args = [np.asarray(v, np.uint32) for v in (k1, k2, x1, x2)]
     shape = np.broadcast_shapes(*(v.shape for v in args))
     size = math.prod(shape)
-    flat = [_flat(v, shape) for v in args]
-    if size:
-        native = threefry.hash2x32(*flat, size)  # None until tier 1 has compiled it
-        if native is not None:
-            return [native[0].reshape(shape), native[1].reshape(shape)]
     if size <= _SMALL:
         pairs = [_hash_ints(*map(int, q)) for q in np.broadcast(*args)]
         return [np.array([p[i] for p in pairs], np.uint32).reshape(shape) for i in range(2)]
+    flat = [_flat(v, shape) for v in args]
+    native = threefry.hash2x32(*flat, size)  # None until tier 1 has compiled it
+    if native is not None:
+        return [native[0].reshape(shape), native[1].reshape(shape)]
     out1, out2 = np.empty(size, np.uint32), np.empty(size, np.uint32)
     tmp = np.empty(min(size, _CHUNK), np.uint32)
     for start in range(0, size, _CHUNK):
