@@ -127,17 +127,21 @@ def _accumulating(np_fn: Callable) -> Callable:
     """Sum or product in the input dtype, except half-precision floats, which XLA accumulates
     in float32 (a bfloat16 sum of 1000 ones is 1000, not 256), and long float reductions,
     accumulated wide (see _accumulation)."""
-    def for_type(dtype: np.dtype, length: int, axes: tuple) -> Callable:
-        """The reduction of `length` values of `dtype` along `axes`."""
-        wide = accumulation_dtype(dtype, length)
+    def reduce(x: np.ndarray, axes: tuple, dtype: np.dtype, wide: np.dtype | None) -> Any:
         if wide is not None:
-            return lambda x: np.asarray(np_fn(x, axis=axes, dtype=wide)).astype(dtype)
+            return np.asarray(np_fn(x, axis=axes, dtype=wide)).astype(dtype)
         if dtype in (dtypes.float16, dtypes.bfloat16):
-            return lambda x: np_fn(x, axis=axes, dtype=np.float32).astype(dtype)
-        return functools.partial(np_fn, axis=axes, dtype=dtype)
+            return np_fn(x, axis=axes, dtype=np.float32).astype(dtype)
+        return np_fn(x, axis=axes, dtype=dtype)
+
+    def for_type(dtype: np.dtype, length: int, axes: tuple) -> Callable:
+        """The reduction of `length` values of `dtype` along `axes`, its accumulator chosen."""
+        return functools.partial(reduce, axes=axes, dtype=dtype,
+                                 wide=accumulation_dtype(dtype, length))
 
     def fn(x: np.ndarray, axes: tuple) -> np.ndarray:
-        return for_type(x.dtype, math.prod(x.shape[a] for a in axes), axes)(x)
+        return reduce(x, axes, x.dtype,
+                      accumulation_dtype(x.dtype, math.prod(x.shape[a] for a in axes)))
     fn.for_type = for_type
     return fn
 
