@@ -8,7 +8,7 @@ tests/oracle/record_fuzz.py and checked in tests/test_fuzz_differences.py, as ar
 runs are reproducible.
 
 Subnormal floats are left out of float32/bfloat16 operands: XLA's CPU flushes them to zero
-(inputs and results) and pyjax does not (issue 10, item 9).  Complex operands are finite
+(inputs and results), as pyjax does (backend/fp_mode.py), and NumPy does not.  Complex operands are finite
 with parts 0 or of magnitude in [2**-10, 1e3]: XLA's formulas for complex NaN/inf parts follow
 neither C99 nor NumPy, and lose relative accuracy for tiny parts.
 """
@@ -230,13 +230,13 @@ KNOWN_DIFFERENCES: dict[str, KnownDifference] = {
         "returns the array.",
         (("jnp.squeeze(np.array(1.0), 0)", "np.squeeze(np.array(1.0), 0)"),)),
     "subnormals_flushed": KnownDifference(
-        "XLA's CPU flushes float32/bfloat16/float64 subnormal inputs and results to zero; "
-        "NumPy keeps them.  pyjax does not reproduce this yet (issue 10, item 9), so the "
-        "fuzz strategies keep subnormals out; the example is a strict xfail.",
+        "XLA's CPU flushes float32/bfloat16/float64 subnormal inputs and results to zero, "
+        "and so does pyjax (backend/fp_mode.py); NumPy keeps them, so the fuzz strategies, "
+        "which compare with NumPy, keep subnormals out.",
         (("jnp.multiply(np.float32(1e-20), np.float32(1e-20))",
           "np.multiply(np.float32(1e-20), np.float32(1e-20))"),)),
 }
-UNREPRODUCED = {"subnormals_flushed"}
+UNREPRODUCED: set[str] = set()
 
 # pyjax bugs the fuzzing found (fixed): expressions whose JAX answers are recorded.
 REGRESSIONS = [

@@ -21,9 +21,6 @@ RECORDS = load("nn_initializers.json")["records"]
 
 _DIAGONAL = ("jnp.linalg.diagonal: JAX stages jit[name=diagonal] holding a platform_dependent cond "
              "(a mosaic branch); pyjax's is a plain gather (numpy/linalg.py)")
-_OUTER_JIT = ("under an outer jit XLA compiles the whole truncated-normal initializer as one "
-              "program and rounds 1-2 ulps differently; the cause is not yet identified (the "
-              "fused multiply-add and erf folding are matched; eager and nested calls are exact)")
 _WEAK_LITERAL = ("weak-typed Python-scalar literals print as JAX's TypedFloat does (0.3, not "
                  "0.30000001192092896) in JAX only (core/pretty.py)")
 
@@ -37,10 +34,6 @@ def known_difference(record: dict) -> str | None:
         if name == "jaxpr random.binomial" and not record["x64"]:
             return _WEAK_LITERAL
         return None
-    if record["kind"] != "value":
-        return None
-    if name == "jit glorot_normal" or (name == "jit lecun_normal" and not record["x64"]):
-        return _OUTER_JIT
     return None
 
 

@@ -20,6 +20,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from pyjax._src.backend.dispatch import as_operand
+from pyjax._src.backend.fp_mode import run_unflushed
 from pyjax._src.callback import host_arrays, runtime_error
 from pyjax._src.core.effects import Effect
 from pyjax._src.core.primitive import Primitive
@@ -66,8 +67,9 @@ def _debug_rules(prim: Primitive, host_fn: Callable[[dict], Callable[..., Any]])
     """impl (inside compiled programs), eager, abstract_eval, jvp, transpose and batch rules of
     a debug primitive; `host_fn(params)` is the function called with the operands."""
     prim.impl = lambda *bufs, **params: _run(host_fn(params), host_arrays(bufs), True)
-    prim.eager = lambda p, args, params: _run(host_fn(params), [as_operand(a) for a in args],
-                                              False)
+    # eagerly JAX calls the function from Python, outside any XLA program: no flushing
+    prim.eager = lambda p, args, params: run_unflushed(
+        _run, host_fn(params), [as_operand(a) for a in args], False)
     prim.abstract_eval = lambda *avals, **params: []
     prim.effectful = True
     prim.jvp = lambda primals, tangents, **params: (prim.bind(*primals, **params), [])

@@ -28,6 +28,7 @@ import numpy as np
 from pyjax._src import caches
 from pyjax._src.backend.dispatch import (
     apply_primitive, apply_primitive_cached, aval_of, to_buffer)
+from pyjax._src.backend.fp_mode import KEPT, SWITCHED, flush_off, flush_on, run_flushing
 from pyjax._src.config import config
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
@@ -98,9 +99,9 @@ class Recorder(Trace):
             else:
                 values.append(a)
                 refs.append(self._constant(a))
-        trace_state.trace = None  # the eager rule runs as in eager mode
-        try:
-            out = eager(prim, tuple(values), params)
+        trace_state.trace = None  # the eager rule runs as in eager mode (constants, such
+        try:                      # as Python scalars, were converted without flushing)
+            out = run_flushing(eager, prim, tuple(values), params)
         finally:
             trace_state.trace = self
         if not any(type(a) is PlanTracer for a in args):
@@ -272,8 +273,13 @@ def call(fun: Callable, args: tuple, kwargs: dict) -> Any:
     key += (config.trace_key(), mesh_context_key())
     key_t = tuple(key)
     plan = _plans.get(key_t, False)
-    if plan:
-        return plan(arrays)
+    if plan:  # computed as XLA computes: subnormals flushed (fp_mode)
+        if flush_on(KEPT) is not SWITCHED:
+            return plan(arrays)
+        try:
+            return plan(arrays)
+        finally:
+            flush_off()
     if plan is False:  # first call: run as usual, plan on the next
         if len(_plans) >= _MAX_PLANS:
             _plans.clear()

@@ -76,12 +76,25 @@ def _scalar_literal(atom: Any) -> bool:
     return type(atom) is Literal and np.ndim(atom.val) == 0
 
 
+def _is_one(atom: Any, producers: dict) -> bool:
+    """A scalar literal 1, or such a literal broadcast (as ones_like makes it)."""
+    producer = producers.get(atom) if type(atom) is Var else None
+    if producer is not None and producer.primitive.name == "broadcast_in_dim":
+        atom = producer.invars[0]
+    return _scalar_literal(atom) and np.asarray(atom.val) == 1
+
+
 def _mul_rule(eqn: Eqn, producers: dict, uses: dict, consts: dict) -> Rewrite:
-    """(a * c1) * c2 -> a * (c1 * c2) for scalar float constants, as XLA's simplifier
-    reassociates constant factors (so x * 3 / 3 is x * 1.0 under jit)."""
-    dtype = eqn.outvars[0].aval.dtype
+    """x * 1 -> x (so jit keeps a subnormal x that a multiplication would flush, as XLA's
+    simplifier does); (a * c1) * c2 -> a * (c1 * c2) for scalar float constants, as XLA
+    reassociates constant factors (so x * 3 / 3 is x * 1.0, hence x, under jit)."""
+    out = eqn.outvars[0]
+    dtype = out.aval.dtype
     if not dtypes.is_float(dtype):
         return None
+    for keep, one in (eqn.invars, eqn.invars[::-1]):
+        if _is_one(one, producers) and type(keep) is Var and keep.aval == out.aval:
+            return [], keep
     for x, c2 in (eqn.invars, eqn.invars[::-1]):
         inner = producers.get(x) if type(x) is Var and _scalar_literal(c2) else None
         if inner is None or inner.primitive.name != "mul":
@@ -172,13 +185,54 @@ def _contract_rule(eqn: Eqn, producers: dict, uses: dict, consts: dict) -> Rewri
     return [*new, Eqn(fused_multiply_add_p, operands, [out], {})], out
 
 
+def _idempotent_rule(eqn: Eqn, producers: dict, uses: dict, consts: dict) -> Rewrite:
+    """max(x, x) -> x and min(x, x) -> x, as XLA's simplifier does (a subnormal x stays)."""
+    x, y = eqn.invars
+    if x is y and type(x) is Var and x.aval == eqn.outvars[0].aval:
+        return [], x
+    return None
+
+
+def _empty_reduction_rule(eqn: Eqn, producers: dict, uses: dict, consts: dict) -> Rewrite:
+    """A reduction over no axes -> its operand, as XLA's simplifier forwards it."""
+    x, = eqn.invars
+    if not eqn.params["axes"] and type(x) is Var and x.aval == eqn.outvars[0].aval:
+        return [], x
+    return None
+
+
 _RULES: dict[str, Callable[[Eqn, dict, dict, dict], Rewrite]] = {
+    **{name: _empty_reduction_rule for name in ("reduce_sum", "reduce_prod", "reduce_max",
+                                                "reduce_min")},
+    "max": _idempotent_rule,
+    "min": _idempotent_rule,
     "log": _log_rule,
     "div": _div_rule,
     "mul": _mul_rule,
     "add": _add_rule,
     "sub": _add_rule,
 }
+
+
+def _fold(eqn: Eqn) -> Literal | None:
+    """The value of a scalar equation of literals, computed now as XLA's constant folding
+    computes it (on the host, so a subnormal result is kept), or None."""
+    prim = eqn.primitive
+    if (not eqn.invars or any(type(a) is not Literal for a in eqn.invars)
+            or prim.multiple_results or prim.impl is None or has_effects(eqn)
+            or eqn.outvars[0].aval.shape != () or prim.name not in _FOLDABLE):
+        return None
+    aval = eqn.outvars[0].aval
+    with ignore_fp_errors():
+        value = np.asarray(prim.impl(*[a.val for a in eqn.invars], **eqn.params), aval.dtype)
+    return Literal(value, aval)
+
+
+#: primitives folded when all their operands are scalar literals: elementwise arithmetic
+_FOLDABLE = frozenset((
+    "add", "sub", "mul", "div", "rem", "max", "min", "neg", "abs", "sign", "pow",
+    "integer_pow", "sqrt", "rsqrt", "exp", "log", "sin", "cos", "tanh", "logistic",
+    "convert_element_type", "square", "floor", "ceil", "round"))
 
 
 def _use_counts(jaxpr: Jaxpr) -> dict:
@@ -218,6 +272,11 @@ def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:
 
     def emit(eqn: Eqn) -> None:
         nonlocal changed
+        folded = _fold(eqn)
+        if folded is not None:
+            renamed[eqn.outvars[0]] = folded
+            changed = True
+            return
         rule = _RULES.get(eqn.primitive.name)
         rewrite = rule(eqn, producers, uses, consts) if rule is not None else None
         if rewrite is None:

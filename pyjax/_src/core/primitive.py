@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from pyjax._src.backend.fp_mode import KEPT, SWITCHED, flush_off, flush_on
 from pyjax._src.core.trace import trace_state
 
 #: Every primitive ever created, by name: the census of rules is taken from here.
@@ -54,9 +55,16 @@ class Primitive:
 
     def bind(self, *args: Any, **params: Any) -> Any:
         trace = trace_state.trace
-        if trace is None:
+        if trace is not None:
+            return trace.process_primitive(self, args, params)
+        # eager: computed as XLA computes, with subnormals flushed (fp_mode), unless an
+        # outer eager call already switched flushing on and will switch it off
+        if flush_on(KEPT) is not SWITCHED:
             return self.eager(self, args, params)
-        return trace.process_primitive(self, args, params)
+        try:
+            return self.eager(self, args, params)
+        finally:
+            flush_off()
 
     def __repr__(self) -> str:
         return self.name

@@ -11,6 +11,7 @@ import numpy as np
 
 from pyjax._src.primitives._fp import ignore_fp_errors
 from pyjax._src.backend.dispatch import apply_primitive, detach, to_buffer
+from pyjax._src.backend.fp_mode import run_flushing
 from pyjax._src.backend.eager_plans import plain_eager
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import ArrayImpl
@@ -248,11 +249,33 @@ def _complex_exp(x: np.ndarray) -> np.ndarray:
     return xla_complex.exp(x) if dtypes.is_complex(x.dtype) else np.exp(x)
 
 
+_count_nonzero = np.count_nonzero  # a quarter of ndarray.all()'s cost on small arrays
+
+
+def _keeps_tiny(fn: Callable) -> Callable:
+    """fn returning a subnormal x itself, as XLA's sin, tanh and expm1 do (they select x for
+    small |x|, and a select flushes nothing), where NumPy's loops flush it (fp_mode)."""
+    def impl(x: np.ndarray) -> np.ndarray:
+        out = fn(x)
+        return out if _count_nonzero(out) == out.size else np.where(out == 0, x, out)
+    impl.__name__ = fn.__name__
+    return impl
+
+
+def _flushes_tiny(fn: Callable) -> Callable:
+    """fn with a subnormal result flushed to a zero of its sign, as XLA's sinh, asin, asinh,
+    atanh and log1p give it, where glibc returns a tiny x itself (untouched by fp_mode)."""
+    def impl(x: np.ndarray) -> np.ndarray:
+        return np.multiply(fn(x), np.ones((), x.dtype))
+    impl.__name__ = fn.__name__
+    return impl
+
+
 def _exp_halves(x: np.ndarray, sign: int) -> np.ndarray:
-    """XLA's (chlo) cosh (sign 1) / sinh (sign -1): e^(x + ln 1/2) +- e^(-x + ln 1/2), which
-    does not overflow early; complex values go through XLA's complex exp."""
+    """cosh (sign 1) / sinh (sign -1): NumPy's for real x (a subnormal sinh flushed, as
+    XLA's is), XLA's complex expansions (xla_complex) for complex x."""
     if not dtypes.is_complex(x.dtype):
-        return np.cosh(x) if sign == 1 else np.sinh(x)
+        return np.cosh(x) if sign == 1 else _sinh_real(x)
     return xla_complex.cosh(x) if sign == 1 else xla_complex.sinh(x)
 
 
@@ -278,29 +301,33 @@ exp2_p = unop("exp2", _errstate(_exp2), _INEXACT)
 ad.defjvp2(exp2_p, lambda g, ans, x: mul(log(_const(x, 2)), mul(g, ans)))
 log_p = unop("log", _errstate(_or_complex(np.log, xla_complex.log)), _INEXACT)
 ad.defjvp(log_p, lambda g, x: div(g, x))
-log1p_p = unop("log1p", _errstate(_or_complex(np.log1p, xla_complex.log1p)), _INEXACT)
+log1p_p = unop("log1p", _errstate(_or_complex(_flushes_tiny(np.log1p), xla_complex.log1p)),
+                _INEXACT)
 ad.defjvp(log1p_p, lambda g, x: div(g, add(x, _one(x))))
 def _expm1(x: np.ndarray) -> np.ndarray:
     """np.expm1; XLA's expansion (xla_complex.expm1) for complex x."""
     if dtypes.is_complex(x.dtype):
         return xla_complex.expm1(x)
     with ignore_fp_errors():
-        return np.expm1(x)
+        return _expm1_real(x)
 
 
+_expm1_real = _keeps_tiny(np.expm1)
+_sinh_real = _flushes_tiny(np.sinh)
 expm1_p = unop("expm1", _expm1, _INEXACT)
 ad.defjvp2(expm1_p, lambda g, ans, x: mul(g, add(ans, _one(ans))))
-tanh_p = unop("tanh", _or_complex(np.tanh, xla_complex.tanh), _INEXACT)
+tanh_p = unop("tanh", _or_complex(_keeps_tiny(np.tanh), xla_complex.tanh), _INEXACT)
 ad.defjvp2(tanh_p, lambda g, ans, x: mul(add(g, mul(g, ans)), sub(_one(x), ans)))
 logistic_p = unop("logistic", _errstate(_logistic), _INEXACT)
 ad.defjvp2(logistic_p, lambda g, ans, x: mul(g, mul(ans, sub(_one(ans), ans))))
-sin_p = unop("sin", _or_complex(np.sin, xla_complex.sin), _INEXACT)
+sin_p = unop("sin", _or_complex(_keeps_tiny(np.sin), xla_complex.sin), _INEXACT)
 ad.defjvp(sin_p, lambda g, x: mul(g, cos(x)))
 cos_p = unop("cos", _or_complex(np.cos, xla_complex.cos), _INEXACT)
 ad.defjvp(cos_p, lambda g, x: neg(mul(g, sin(x))))
 tan_p = unop("tan", _or_complex(np.tan, xla_complex.tan), _INEXACT)
 ad.defjvp2(tan_p, lambda g, ans, x: mul(g, add(_const(x, 1), square(ans))))
-asin_p = unop("asin", _errstate(_or_complex(np.arcsin, xla_complex.asin)), _INEXACT)
+asin_p = unop("asin", _errstate(_or_complex(_flushes_tiny(np.arcsin), xla_complex.asin)),
+               _INEXACT)
 ad.defjvp(asin_p, lambda g, x: mul(g, rsqrt(sub(_const(x, 1), square(x)))))
 acos_p = unop("acos", _errstate(_or_complex(np.arccos, xla_complex.acos)), _INEXACT)
 ad.defjvp(acos_p, lambda g, x: mul(g, neg(rsqrt(sub(_const(x, 1), square(x))))))
@@ -310,12 +337,13 @@ sinh_p = unop("sinh", _errstate(_sinh), _INEXACT)
 ad.defjvp(sinh_p, lambda g, x: mul(g, cosh(x)))
 cosh_p = unop("cosh", _errstate(_cosh), _INEXACT)
 ad.defjvp(cosh_p, lambda g, x: mul(g, sinh(x)))
-asinh_p = unop("asinh", _or_complex(np.arcsinh, xla_complex.asinh), _INEXACT)
+asinh_p = unop("asinh", _or_complex(_flushes_tiny(np.arcsinh), xla_complex.asinh), _INEXACT)
 ad.defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(square(x), _one(x)))))
 acosh_p = unop("acosh", _errstate(_or_complex(np.arccosh, xla_complex.acosh)), _INEXACT)
 # x^2 - 1 rather than (x + 1)(x - 1), as JAX writes it (the domain is x >= 1)
 ad.defjvp(acosh_p, lambda g, x: mul(g, rsqrt(sub(square(x), _one(x)))))
-atanh_p = unop("atanh", _errstate(_or_complex(np.arctanh, xla_complex.atanh)), _INEXACT)
+atanh_p = unop("atanh", _errstate(_or_complex(_flushes_tiny(np.arctanh), xla_complex.atanh)),
+               _INEXACT)
 ad.defjvp(atanh_p, lambda g, x: mul(integer_pow(add(_one(x), x), -1),
                                     div(g, sub(_one(x), x))))
 sqrt_p = unop("sqrt", _errstate(_or_complex(np.sqrt, xla_complex.sqrt)), _INEXACT)
@@ -715,7 +743,8 @@ def _zero_signed(ufunc: Callable, sign: int) -> Callable:
     the first operand); x + y of two zeros is +0 unless both are -0, which gives max."""
     def impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         out = ufunc(x, y)
-        if (out.dtype.kind == "f" or out.dtype == dtypes.bfloat16) and not out.all():
+        if (out.dtype.kind == "f" or out.dtype == dtypes.bfloat16) and \
+                _count_nonzero(out) != out.size:
             # some result is zero (NaN counts as true): were both operands zeros?
             zero = (out == 0) & (x == y)
             if zero.any():
@@ -1153,7 +1182,14 @@ def convert_element_type(operand: Any, new_dtype: Any, weak_type: bool = False) 
     buf, weak = to_buffer(operand)
     if buf.dtype == new_dtype and weak == weak_type and type(operand) is ArrayImpl:
         return operand
-    out = detach(np.asarray(_convert_impl(buf, new_dtype=new_dtype)), (operand,), False)
+    if type(operand) is ArrayImpl:  # an XLA computation in JAX: subnormals flushed
+        out = run_flushing(_convert_impl_to, buf, new_dtype)
+    else:  # a Python or NumPy constant, which JAX converts in NumPy
+        out = detach(np.asarray(_convert_impl(buf, new_dtype=new_dtype)), (operand,), False)
     return ArrayImpl(out, bool(weak_type))  # never a view of the caller's NumPy array
+
+
+def _convert_impl_to(buf: np.ndarray, new_dtype: np.dtype) -> np.ndarray:
+    return np.asarray(_convert_impl(buf, new_dtype=new_dtype))
 
 

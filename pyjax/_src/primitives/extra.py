@@ -98,9 +98,25 @@ def array_copy(x: Any) -> Any:
 
 # -- cumulative reductions --------------------------------------------------------------------
 
-def _cumulative(name: str, np_fn: Callable, accumulates: bool = False) -> Any:
+def _first_step(x: np.ndarray, axis: int, first: Callable) -> np.ndarray:
+    """x with its first slice along `axis` replaced by first(slice), copied only where that
+    changes a bit (a -0. or a subnormal)."""
+    index = (slice(None),) * axis + (slice(0, 1),)
+    with ignore_fp_errors():
+        head = np.asarray(first(x[index]), x.dtype)
+    if head.tobytes() == x[index].tobytes():
+        return x
+    x = x.copy()
+    x[index] = head
+    return x
+
+
+def _cumulative(name: str, np_fn: Callable, accumulates: bool = False,
+                first: Callable | None = None) -> Any:
     """A cumulative reduction primitive; `accumulates` (sums, products) rounds at every step,
-    so long ones run wide."""
+    so long ones run wide.  `first(x)` is XLA's first step, the operation applied to the
+    identity and x (NumPy copies x instead): for inexact x it turns -0. into +0. in sums and
+    flushes a subnormal."""
     def abstract_eval(x: ShapedArray, *, axis: int, reverse: bool) -> ShapedArray:
         if axis < 0:
             raise ValueError("XLA operations do not allow negative axes")
@@ -112,6 +128,8 @@ def _cumulative(name: str, np_fn: Callable, accumulates: bool = False) -> Any:
     def impl(x: np.ndarray, *, axis: int, reverse: bool) -> np.ndarray:
         if reverse:
             x = np.flip(x, axis)
+        if first is not None and x.shape[axis] and dtypes.is_inexact(x.dtype):
+            x = _first_step(x, axis, first)
         wide = accumulation_dtype(x.dtype, x.shape[axis]) if accumulates else None
         with ignore_fp_errors():
             if wide is not None:  # long running sums/products: XLA's are near-exact
@@ -125,10 +143,29 @@ def _cumulative(name: str, np_fn: Callable, accumulates: bool = False) -> Any:
     return make_primitive(name, impl, abstract_eval)
 
 
-cumsum_p = _cumulative("cumsum", lambda x, a: np.cumsum(x, a, dtype=x.dtype), True)
-cumprod_p = _cumulative("cumprod", lambda x, a: np.cumprod(x, a, dtype=x.dtype), True)
-cummax_p = _cumulative("cummax", lambda x, a: np.maximum.accumulate(x, a))
-cummin_p = _cumulative("cummin", lambda x, a: np.minimum.accumulate(x, a))
+cumsum_p = _cumulative("cumsum", lambda x, a: np.cumsum(x, a, dtype=x.dtype), True,
+                       lambda x: x + np.zeros((), x.dtype))
+cumprod_p = _cumulative("cumprod", lambda x, a: np.cumprod(x, a, dtype=x.dtype), True,
+                        lambda x: x * np.ones((), x.dtype))
+def _zero_signed_scan(ufunc: Any, sign: int) -> Callable:
+    """ufunc.accumulate with XLA's signed zeros: a running max is +0. once a +0. was seen
+    among the zeros (NumPy keeps the first of equal values), a running min -0."""
+    zero = np.float64(0.0 if sign > 0 else -0.0)
+
+    def scan(x: np.ndarray, axis: int) -> np.ndarray:
+        out = ufunc.accumulate(x, axis)
+        if (x.dtype.kind == "f" or x.dtype == dtypes.bfloat16) and not out.all():
+            wanted = (x == 0) & (np.signbit(x) == (sign < 0))
+            seen = np.logical_or.accumulate(wanted, axis)
+            out = np.where((out == 0) & seen, zero.astype(x.dtype), out)
+        return out
+    return scan
+
+
+cummax_p = _cumulative("cummax", _zero_signed_scan(np.maximum, 1),
+                       first=lambda x: np.maximum(x, np.asarray(-np.inf, x.dtype)))
+cummin_p = _cumulative("cummin", _zero_signed_scan(np.minimum, -1),
+                       first=lambda x: np.minimum(x, np.asarray(np.inf, x.dtype)))
 cumlogsumexp_p = _cumulative("cumlogsumexp", lambda x, a: np.logaddexp.accumulate(x, a))
 
 

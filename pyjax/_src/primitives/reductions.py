@@ -49,6 +49,8 @@ def _reduction(name: str, impl: Callable, kinds: tuple, *, out_sharding: bool = 
         return ShapedArray(_reduced_shape(x, axes), x.dtype, x.weak_type and keep_weak)
 
     def run(x: np.ndarray, *, axes: tuple, out_sharding: Any = None) -> np.ndarray:
+        if not axes:  # reducing nothing is the identity (XLA's too: no arithmetic to flush)
+            return x
         copies = 1
         if folds and 0 in x.strides:
             x, axes, copies = _broadcast_axes(x, axes)
@@ -64,7 +66,7 @@ def _reduction(name: str, impl: Callable, kinds: tuple, *, out_sharding: bool = 
     def specialize(x: ShapedArray, *, axes: tuple, out_sharding: Any = None) -> Any:
         """`run` for operands of x's type, the accumulator chosen once (eager plans)."""
         dtype = x.dtype
-        if dtype == dtypes.bfloat16:
+        if dtype == dtypes.bfloat16 or not axes:
             return None
         typed = getattr(impl, "for_type", None)
         kernel = (typed(dtype, math.prod(x.shape[a] for a in axes), axes) if typed

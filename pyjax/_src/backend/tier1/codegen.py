@@ -59,6 +59,9 @@ _MVEC1 = {"exp": "exp", "log": "log", "log1p": "log1p", "expm1": "expm1", "tanh"
           "sin": "sin", "cos": "cos", "tan": "tan", "atan": "atan", "asin": "asin",
           "acos": "acos", "sinh": "sinh", "cosh": "cosh", "asinh": "asinh", "acosh": "acosh",
           "atanh": "atanh", "cbrt": "cbrt", "erf": "erf", "erfc": "erfc"}
+#: what XLA's function gives for a subnormal x (tier 0 matches: primitives/elementwise.py)
+_TINY_RESULT = {"sin": "x", "tan": "x", "tanh": "x", "atan": "x", "expm1": "x",
+                "sinh": "0", "asin": "0", "asinh": "0", "atanh": "0", "log1p": "0"}
 _MVEC2 = {"pow": "pow", "atan2": "atan2"}
 _ARITH = {"add": "fadd", "add_any": "fadd", "sub": "fsub", "mul": "fmul", "div": "fdiv"}
 _CMP = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
@@ -275,7 +278,15 @@ def _op(b: _Builder, e: Any, args: list[str]) -> str:
         scaled = b.emit(f"fmul {t} {args[0]}, {b.splat_const(np.log(2), dt)}")
         return b.mvec("exp", dt, scaled)
     if name in _MVEC1:
-        return b.mvec(_MVEC1[name], dt, args[0])
+        out = b.mvec(_MVEC1[name], dt, args[0])
+        if name not in _TINY_RESULT:
+            return out
+        # a subnormal or zero x, flushed or not by libmvec: XLA's x itself, or its signed 0
+        tiny = b.emit(f"fcmp olt {t} {b.intrinsic('fabs', dt, args[0])}, "
+                      f"{b.splat_const(np.finfo(dt).tiny, dt)}")
+        kept = args[0] if _TINY_RESULT[name] == "x" else \
+            b.intrinsic("copysign", dt, b.splat_const(0, dt), args[0])
+        return b.emit(f"select <{b.w} x i1> {tiny}, {t} {kept}, {t} {out}")
     if name in _MVEC2:
         return b.mvec(_MVEC2[name], dt, *args)
     if name in _CMP:
