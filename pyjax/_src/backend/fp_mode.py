@@ -7,11 +7,9 @@ same bits, so pyjax sets them while it computes and clears them before control r
 caller, whose own NumPy and Python arithmetic must keep IEEE subnormals.
 
 The register is per thread and must be switched around every eager operation, so the switch
-has to cost next to nothing: a ctypes call costs 0.25 µs, twice per operation a tenth of an
-eager `x + y`.  The two switches are therefore machine code (listed below, assembled once by
-`as`) turned into Python builtin functions with `PyCFunction_NewEx`, which CPython calls
-directly (~40 ns each).  Where that cannot be done (not x86-64 Linux, a free-threaded
-CPython, no executable memory) both are Python no-ops and subnormals are kept, as NumPy does:
+has to cost next to nothing: the two switches are machine code (listed below) turned into
+Python builtins (machine_code.py, ~40 ns a call; a ctypes call would cost 0.25 µs).  Where that
+cannot be done both are Python no-ops and subnormals are kept, as NumPy keeps them:
 `AVAILABLE` is False and `UNAVAILABLE` says why.
 
     flush_on(KEPT)      switch flushing on; returns KEPT when it was on before (a nested
@@ -24,15 +22,15 @@ CPython, no executable memory) both are Python no-ops and subnormals are kept, a
 """
 from __future__ import annotations
 
-import sys
 from typing import Any, Callable
+
+from pyjax._src.backend import machine_code
 
 #: MXCSR's flush-to-zero (bit 15) and denormals-are-zero (bit 6) bits
 FTZ_DAZ = 0x8040
 
-# The two functions, System V x86-64 ABI, as CPython calls a builtin function:
-# PyObject *fn(PyObject *self, PyObject *arg) returning a new reference.  MXCSR is read and
-# written through the red zone below the stack pointer.
+# The two functions (machine_code.py: how CPython calls them).  MXCSR is read and written
+# through the red zone below the stack pointer.
 #
 # flush_on (METH_O: arg is KEPT)                    flush_off (METH_NOARGS)
 #   stmxcsr -4(%rsp)                               stmxcsr -4(%rsp)
@@ -54,8 +52,6 @@ _FLUSH_ON = bytes.fromhex(
     "4889f8" "48ff00" "c3" "4889f0" "48ff00" "c3")
 _FLUSH_OFF = bytes.fromhex("0fae5c24fc" "816424fcbf7fffff" "0fae5424fc" "4889f8" "48ff00" "c3")
 
-_METH_NOARGS, _METH_O = 0x0004, 0x0008
-
 
 class _Marker:
     """What `flush_on` returns.  A plain object, never an immortal one such as None: the
@@ -72,43 +68,6 @@ class _Marker:
 
 SWITCHED: Any = _Marker("SWITCHED")
 KEPT: Any = _Marker("KEPT")
-#: what keeps the executable page and the method definitions alive (builtins point into them)
-_keep: list = []
-
-
-def _unsupported() -> str | None:
-    """Why the machine code cannot run here, or None."""
-    import platform
-    import sysconfig
-    if not sys.platform.startswith("linux") or platform.machine() not in ("x86_64", "AMD64"):
-        return f"the MXCSR switch is x86-64 Linux code ({sys.platform}, {platform.machine()})"
-    if sysconfig.get_config_var("Py_GIL_DISABLED"):
-        return "a free-threaded CPython counts references differently"
-    return None
-
-
-def _builtins() -> tuple[Callable, Callable]:
-    """flush_on and flush_off as builtin functions over the machine code."""
-    import ctypes
-    import mmap
-
-    page = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
-    page.write(_FLUSH_ON + _FLUSH_OFF)
-    base = ctypes.addressof(ctypes.c_char.from_buffer(page))
-
-    class MethodDef(ctypes.Structure):
-        _fields_ = [("name", ctypes.c_char_p), ("meth", ctypes.c_void_p),
-                    ("flags", ctypes.c_int), ("doc", ctypes.c_char_p)]
-
-    new = ctypes.pythonapi.PyCFunction_NewEx
-    new.restype = ctypes.py_object
-    new.argtypes = [ctypes.POINTER(MethodDef), ctypes.py_object, ctypes.py_object]
-    on_def = MethodDef(b"flush_on", base, _METH_O, b"Set MXCSR's FTZ and DAZ bits.")
-    off_def = MethodDef(b"flush_off", base + len(_FLUSH_ON), _METH_NOARGS,
-                        b"Clear MXCSR's FTZ and DAZ bits.")
-    flush_off_self = _Marker("flush_off")  # flush_off returns its self
-    _keep.extend((page, on_def, off_def))
-    return new(on_def, SWITCHED, None), new(off_def, flush_off_self, None)
 
 
 def _kept(kept: Any) -> Any:
@@ -119,13 +78,13 @@ def _nothing() -> None:
     return None
 
 
-UNAVAILABLE: str | None = _unsupported()
-if UNAVAILABLE is None:
-    try:
-        flush_on, flush_off = _builtins()
-    except (OSError, ValueError, AttributeError) as e:  # no executable memory, say
-        UNAVAILABLE = f"no executable memory for the MXCSR switch ({e})"
-if UNAVAILABLE is not None:
+UNAVAILABLE: str | None = machine_code.UNAVAILABLE
+try:
+    flush_on, flush_off = machine_code.builtins([
+        ("flush_on", _FLUSH_ON, machine_code.METH_O, SWITCHED),
+        ("flush_off", _FLUSH_OFF, machine_code.METH_NOARGS, _Marker("flush_off"))])
+except (OSError, ValueError, AttributeError) as e:  # no executable memory, another platform
+    UNAVAILABLE = str(e)
     flush_on, flush_off = _kept, _nothing
 AVAILABLE = UNAVAILABLE is None
 

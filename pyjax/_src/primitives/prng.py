@@ -53,8 +53,8 @@ def _hash_block(k1: np.ndarray, k2: np.ndarray, x1: np.ndarray, x2: np.ndarray,
         b += np.uint32(block + 1)
 
 
-_SMALL = 16  # at most this many counters hash as Python ints: NumPy's (and a native call's)
-# per-call cost dominates
+_SMALL = 16  # at most this many counters hash as Python ints while the native kernel is not
+# ready: NumPy's per-call cost dominates
 _MASK = 0xFFFFFFFF
 
 
@@ -74,22 +74,26 @@ def _hash_ints(k1: int, k2: int, x1: int, x2: int) -> tuple[int, int]:
 
 def _flat(v: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """A 0-d array if `v` holds one value, else `v` broadcast to `shape` and flattened."""
-    return v.reshape(()) if v.size == 1 else np.broadcast_to(v, shape).reshape(-1)
+    if v.size == 1:
+        return v.reshape(())
+    return (v if v.shape == shape else np.broadcast_to(v, shape)).reshape(-1)
 
 
 def threefry2x32_impl(k1: np.ndarray, k2: np.ndarray, x1: np.ndarray, x2: np.ndarray
                       ) -> list[np.ndarray]:
     """The hash of counters (x1, x2) under key (k1, k2), all broadcast together (uint32)."""
-    args = [np.asarray(v, np.uint32) for v in (k1, k2, x1, x2)]
-    shape = np.broadcast_shapes(*(v.shape for v in args))
+    args = [v if type(v) is np.ndarray and v.dtype == np.uint32 else np.asarray(v, np.uint32)
+            for v in (k1, k2, x1, x2)]
+    shapes = {v.shape for v in args if v.shape}
+    shape = shapes.pop() if len(shapes) == 1 else np.broadcast_shapes(*(v.shape for v in args))
     size = math.prod(shape)
-    if size <= _SMALL:
-        pairs = [_hash_ints(*map(int, q)) for q in np.broadcast(*args)]
-        return [np.array([p[i] for p in pairs], np.uint32).reshape(shape) for i in range(2)]
     flat = [_flat(v, shape) for v in args]
     native = threefry.hash2x32(*flat, size)  # None until tier 1 has compiled it
     if native is not None:
         return [native[0].reshape(shape), native[1].reshape(shape)]
+    if size <= _SMALL:
+        pairs = [_hash_ints(*map(int, q)) for q in np.broadcast(*args)]
+        return [np.array([p[i] for p in pairs], np.uint32).reshape(shape) for i in range(2)]
     out1, out2 = np.empty(size, np.uint32), np.empty(size, np.uint32)
     tmp = np.empty(min(size, _CHUNK), np.uint32)
     for start in range(0, size, _CHUNK):

@@ -32,14 +32,12 @@ def _fma(a: np.ndarray, b: np.ndarray | float, c: np.ndarray | float) -> np.ndar
 def _horner(x: np.ndarray, coefficients: np.ndarray) -> np.ndarray:
     """sum c_i x^(n-i) by fused multiply-adds with scalar coefficients (highest power first)."""
     x64 = x.astype(_F64)
-    acc = np.full(x.shape, coefficients[0], _F64)
-    rounded = np.empty(x.shape, _F32)
+    acc = np.full(x.shape, coefficients[0], _F32)
+    product = np.empty(x.shape, _F64)
     for c in coefficients[1:]:
-        acc *= x64
-        acc += c
-        np.copyto(rounded, acc, casting="same_kind")  # one rounding per fused step
-        np.copyto(acc, rounded)
-    return rounded
+        np.multiply(acc, x64, out=product)  # exact: a float32 product fits a float64
+        np.add(product, c, out=acc, casting="same_kind")  # the sum rounded to float32
+    return acc
 
 
 def _patch(out: np.ndarray, mask: np.ndarray, x: np.ndarray, fn: Callable) -> np.ndarray:

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from pyjax._src.backend.machine_code import data_pointer
 from pyjax._src.backend.tier1 import codegen, engine
 from pyjax._src.backend.tier1.codegen import Unsupported
 
@@ -62,8 +63,7 @@ class Kernel:
                 return self.fallback(*args)  # tier 0 reads it without copying
             keep.append(x)
         outs = [np.empty(shape, dtype) for shape, dtype in self.outputs]
-        pointers = (ctypes.c_void_p * self.n)(
-            *[a.__array_interface__["data"][0] for a in (*keep, *outs)])
+        pointers = (ctypes.c_void_p * self.n)(*[data_pointer(a) for a in (*keep, *outs)])
         self.fn(self.rows, self.cols, pointers)
         return tuple(outs)
 

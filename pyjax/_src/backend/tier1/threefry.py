@@ -16,6 +16,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from pyjax._src.backend.machine_code import data_pointer
+
 ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 PARITY = 0x1BD11BDA
 
@@ -87,8 +89,7 @@ def hash2x32(k1: np.ndarray, k2: np.ndarray, x1: np.ndarray, x2: np.ndarray,
         return None
     out1, out2 = np.empty(size, np.uint32), np.empty(size, np.uint32)
     ops = [np.ascontiguousarray(v) for v in (k1, k2, x1, x2)]
-    pointers = (ctypes.c_void_p * 6)(*[a.__array_interface__["data"][0]
-                                       for a in (*ops, out1, out2)])
+    pointers = (ctypes.c_void_p * 6)(*[data_pointer(a) for a in (*ops, out1, out2)])
     fn(1, size, pointers)
     return out1, out2
 

@@ -1,0 +1,98 @@
+"""A few x86-64 instructions as Python builtin functions, for the two switches of fp_mode.py
+and the buffer addresses tier 1 passes to its kernels.
+
+A ctypes call costs 0.25 µs and `ndarray.__array_interface__` 1.6 µs; the hot paths that need
+them (every eager operation; every native kernel call) cannot afford that.  CPython calls a
+builtin function straight through a C function pointer, so a handful of bytes in an
+executable page, wrapped by `PyCFunction_NewEx`, costs ~40 ns a call.  Each function follows
+the System V ABI as CPython calls a builtin: PyObject *fn(PyObject *self, PyObject *arg) in
+rdi, rsi, returning a new reference in rax.  Only x86-64 Linux, and CPythons that count
+references in the object header (not free-threaded builds); elsewhere `UNAVAILABLE` says why
+and callers use their portable fallback.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable, Sequence
+
+METH_NOARGS, METH_O = 0x0004, 0x0008
+
+#: keeps the executable pages and the method definitions alive (builtins point into them)
+_keep: list = []
+
+
+def _unsupported() -> str | None:
+    """Why the machine code cannot run here, or None."""
+    import platform
+    import sysconfig
+    if not sys.platform.startswith("linux") or platform.machine() not in ("x86_64", "AMD64"):
+        return f"the machine code is x86-64 Linux code ({sys.platform}, {platform.machine()})"
+    if sysconfig.get_config_var("Py_GIL_DISABLED"):
+        return "a free-threaded CPython counts references differently"
+    return None
+
+
+UNAVAILABLE: str | None = _unsupported()
+
+
+def c_address(name: str) -> int:
+    """The address of a function of the CPython C API (to call from machine code)."""
+    import ctypes
+    return ctypes.cast(getattr(ctypes.pythonapi, name), ctypes.c_void_p).value
+
+
+def builtins(specs: Sequence[tuple[str, bytes, int, Any]]) -> list[Callable]:
+    """Builtin functions over machine code: one per (name, code, METH_* flag, self object),
+    all in one executable page.  Raises OSError or ValueError where that cannot be done."""
+    import ctypes
+    import mmap
+
+    if UNAVAILABLE is not None:
+        raise OSError(UNAVAILABLE)
+    page = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+    base = ctypes.addressof(ctypes.c_char.from_buffer(page))
+
+    class MethodDef(ctypes.Structure):
+        _fields_ = [("name", ctypes.c_char_p), ("meth", ctypes.c_void_p),
+                    ("flags", ctypes.c_int), ("doc", ctypes.c_char_p)]
+
+    new = ctypes.pythonapi.PyCFunction_NewEx
+    new.restype = ctypes.py_object
+    new.argtypes = [ctypes.POINTER(MethodDef), ctypes.py_object, ctypes.py_object]
+    functions, offset = [], 0
+    for name, code, flags, self in specs:
+        page[offset:offset + len(code)] = code
+        definition = MethodDef(name.encode(), base + offset, flags, None)
+        _keep.append(definition)
+        functions.append(new(definition, self, None))
+        offset += (len(code) + 15) // 16 * 16
+    _keep.append(page)
+    return functions
+
+
+def _movabs_rax(address: int) -> bytes:
+    return b"\x48\xb8" + address.to_bytes(8, "little")
+
+
+def _array_data_builtin() -> Callable[[Any], int]:
+    """data_pointer(array) -> int: a NumPy array's buffer address (PyArrayObject's `data`,
+    the field after the object header), made an int by a tail call of PyLong_FromVoidPtr:
+
+        movq   16(%rsi), %rdi     # arg->data
+        movabs $PyLong_FromVoidPtr, %rax
+        jmp    *%rax
+    """
+    code = bytes.fromhex("488b7e10") + _movabs_rax(c_address("PyLong_FromVoidPtr")) + \
+        bytes.fromhex("ffe0")
+    return builtins([("data_pointer", code, METH_O, None)])[0]
+
+
+def _portable_data_pointer(array: Any) -> int:
+    return array.__array_interface__["data"][0]
+
+
+#: data_pointer(array) -> the address of an ndarray's first element (ndarrays only)
+try:
+    data_pointer: Callable[[Any], int] = _array_data_builtin()
+except (OSError, ValueError, AttributeError):  # no executable memory, another platform
+    data_pointer = _portable_data_pointer
