@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from pyjax._src.backend.tier1 import xla_math as tier1_xla_math
 from pyjax._src.primitives._fp import ignore_fp_errors
 from pyjax._src.core import dtypes
 
@@ -49,9 +50,15 @@ def _patch(out: np.ndarray, mask: np.ndarray, x: np.ndarray, fn: Callable) -> np
 
 
 def _chunked(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
-    """Apply an elementwise float32 function chunk by chunk (keeps temporaries in cache)."""
+    """Apply an elementwise float32 function chunk by chunk (keeps temporaries in cache), or
+    its native kernel (backend/tier1/xla_math.py) once that is compiled."""
+    name = fn.__name__[1:-4]  # _erf_inv_f32 -> erf_inv
+
     def apply(x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, _F32)
+        native = tier1_xla_math.evaluate(name, x)
+        if native is not None:
+            return native
         flat = x.reshape(-1)
         if flat.size <= _CHUNK:
             return fn(flat).reshape(x.shape)

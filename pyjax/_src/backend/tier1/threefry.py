@@ -11,18 +11,15 @@ tier 1 does not run here), and the caller hashes with NumPy meanwhile.
 from __future__ import annotations
 
 import ctypes
-import threading
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from pyjax._src.backend.machine_code import data_pointer
+from pyjax._src.backend.tier1.library import KernelLibrary
 
 ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 PARITY = 0x1BD11BDA
-
-_kernels: dict[tuple[bool, ...], Any] = {}  # scalar pattern -> kernel, or None while building
-_lock = threading.Lock()
 
 
 def kernel_ir(scalar: Sequence[bool]) -> str:
@@ -67,44 +64,19 @@ def kernel_ir(scalar: Sequence[bool]) -> str:
                       'attributes #0 = { nounwind "prefer-vector-width"="512" }'])
 
 
-def _build(scalar: tuple[bool, ...]) -> None:
-    from pyjax._src.backend.tier1 import engine
-    try:
-        fn = engine.compile_ir(kernel_ir(scalar))
-    except Exception:  # noqa: BLE001 - without it NumPy hashes, as before
-        fn = False
-    with _lock:
-        _kernels[scalar] = fn
+#: the kernels, by which operands are one value (k1, k2, x1, x2)
+_library = KernelLibrary(kernel_ir)
 
 
 def hash2x32(k1: np.ndarray, k2: np.ndarray, x1: np.ndarray, x2: np.ndarray,
              size: int) -> tuple[np.ndarray, np.ndarray] | None:
     """The hash of flat uint32 operands (each 0-d or of `size` elements, C-contiguous) as two
     flat arrays, or None when no kernel for this pattern is ready."""
-    scalar = (k1.ndim == 0, k2.ndim == 0, x1.ndim == 0, x2.ndim == 0)
-    fn = _kernels.get(scalar)
-    if not fn:
-        if fn is None and scalar not in _kernels:
-            _start(scalar)
+    fn = _library.get((k1.ndim == 0, k2.ndim == 0, x1.ndim == 0, x2.ndim == 0))
+    if fn is None:
         return None
     out1, out2 = np.empty(size, np.uint32), np.empty(size, np.uint32)
     ops = [np.ascontiguousarray(v) for v in (k1, k2, x1, x2)]
     pointers = (ctypes.c_void_p * 6)(*[data_pointer(a) for a in (*ops, out1, out2)])
     fn(1, size, pointers)
     return out1, out2
-
-
-def _start(scalar: tuple[bool, ...]) -> None:
-    """Compile the kernel for `scalar` on tier 1's thread (once), if tier 1 runs here."""
-    from pyjax._src.backend import tier1
-    with _lock:
-        if scalar in _kernels:
-            return
-        if tier1.reason() is not None:
-            _kernels[scalar] = False
-            return
-        _kernels[scalar] = None
-    if tier1.FORCED:
-        _build(scalar)
-    else:
-        tier1.engine.submit(lambda: _build(scalar))

@@ -1,0 +1,50 @@
+"""Native kernels that impls call directly (threefry.py, xla_math.py), built on demand.
+
+Unlike a jit cluster's kernel, these implement one primitive's impl for any caller, eager or
+compiled.  Each is compiled once per key on tier 1's background thread (synchronously when
+tier 1 is forced); until it is ready, `get` answers None and the impl computes with NumPy.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable
+
+
+class KernelLibrary:
+    """Kernels made from the IR `ir_of(key)`, one per key."""
+
+    def __init__(self, ir_of: Callable[[Any], str]) -> None:
+        self._ir_of = ir_of
+        self._kernels: dict[Any, Any] = {}  # key -> kernel; None while building; False: none
+        self._lock = threading.Lock()
+
+    def get(self, key: Any) -> Callable | None:
+        """The compiled kernel for `key`, or None (compiling it starts on the first ask)."""
+        fn = self._kernels.get(key)
+        if fn is None and key not in self._kernels:
+            self._start(key)
+            fn = self._kernels.get(key)
+        return fn or None
+
+    def _start(self, key: Any) -> None:
+        from pyjax._src.backend import tier1
+        with self._lock:
+            if key in self._kernels:
+                return
+            if tier1.reason() is not None:
+                self._kernels[key] = False
+                return
+            self._kernels[key] = None
+        if tier1.FORCED:
+            self._build(key)
+        else:
+            tier1.engine.submit(lambda: self._build(key))
+
+    def _build(self, key: Any) -> None:
+        from pyjax._src.backend.tier1 import engine
+        try:
+            fn = engine.compile_ir(self._ir_of(key))
+        except Exception:  # noqa: BLE001 - without it the impl computes with NumPy, as before
+            fn = False
+        with self._lock:
+            self._kernels[key] = fn
