@@ -121,6 +121,8 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
         if type(object) in dtypes.python_scalar_dtypes or isinstance(object, np.generic):
             return util.as_operand(object)
     want = None if dtype is None else dtypes.check_user_dtype(dtype, "array")
+    if want is not None and type(object) in _HOST_SCALARS and ndmin == 0:
+        return ArrayImpl(_host_array(object, [object], want), False)  # fold_in's message
     weak = dtype is None and (type(object) in (int, float, complex) or (
         isinstance(object, Array) and object.weak_type))
     leaves = _leaves(object)
@@ -144,6 +146,9 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
     if ndmin > np.ndim(out):
         out = shp.expand_dims(out, list(range(ndmin - np.ndim(out))))
     return out
+
+
+_HOST_SCALARS = frozenset((int, float, bool))
 
 
 def _host_dtype_source(x: Any) -> Any:

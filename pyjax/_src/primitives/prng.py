@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from pyjax._src import caches
 from pyjax._src.backend.dispatch import aval_of, detach, to_buffer, wrap
 from pyjax._src.backend.tier1 import threefry
 from pyjax._src.core import dtypes
@@ -79,13 +80,22 @@ def _flat(v: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return (v if v.shape == shape else np.broadcast_to(v, shape)).reshape(-1)
 
 
+def _common_shape(shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
+    """np.broadcast_shapes, without its cost when one shape holds every other's elements
+    (a key of shape (1, 1) beside counters of shape (4, 2), say)."""
+    widest = max(shapes, key=len)
+    if all(s == widest for s in shapes) or (
+            math.prod(widest) != 1 and all(s == widest or math.prod(s) == 1 for s in shapes)):
+        return widest
+    return np.broadcast_shapes(*shapes)
+
+
 def threefry2x32_impl(k1: np.ndarray, k2: np.ndarray, x1: np.ndarray, x2: np.ndarray
                       ) -> list[np.ndarray]:
     """The hash of counters (x1, x2) under key (k1, k2), all broadcast together (uint32)."""
     args = [v if type(v) is np.ndarray and v.dtype == np.uint32 else np.asarray(v, np.uint32)
             for v in (k1, k2, x1, x2)]
-    shapes = {v.shape for v in args if v.shape}
-    shape = shapes.pop() if len(shapes) == 1 else np.broadcast_shapes(*(v.shape for v in args))
+    shape = _common_shape([v.shape for v in args])
     size = math.prod(shape)
     flat = [_flat(v, shape) for v in args]
     native = threefry.hash2x32(*flat, size)  # None until tier 1 has compiled it
@@ -133,10 +143,26 @@ def threefry2x32(k1: Any, k2: Any, x1: Any, x2: Any) -> list:
 # Key-array primitives
 # ---------------------------------------------------------------------------------------------
 
+#: output avals of key primitives by (primitive, operand avals, params), as dispatch caches
+#: other primitives' (a key's aval is its shape and PRNG implementation)
+_key_avals: dict = {}
+caches.register(_key_avals.clear)
+
+
 def _key_eager(prim: Primitive, args: tuple, params: dict) -> Any:
     """Eager rule: physical buffers into the impl, key-typed results wrapped as key arrays."""
     avals = [aval_of(x) for x in args]
-    out_aval = prim.abstract_eval(*avals, **params)
+    key = (prim, *avals, *params.items())
+    try:
+        out_aval = _key_avals.get(key)
+    except TypeError:  # an unhashable param: checked every time
+        key = out_aval = None
+    if out_aval is None:
+        out_aval = prim.abstract_eval(*avals, **params)
+        if key is not None:
+            if len(_key_avals) >= 1024:
+                _key_avals.clear()
+            _key_avals[key] = out_aval
     out = detach(prim.impl(*(to_buffer(x)[0] for x in args), **params), args,
                  prim.multiple_results)  # never a view of the caller's NumPy key data
     if prim.multiple_results:
