@@ -112,7 +112,7 @@ def _fma_impl(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """a * b + c rounded once (float32 exactly through float64)."""
     from pyjax._src.primitives.xla_math import _fma, fma_f64
     a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
-    if (b.ndim and b.shape != a.shape) or (c.ndim and c.shape != a.shape):
+    if any(v.shape != a.shape and not (v.size == 1 and v.ndim <= a.ndim) for v in (b, c)):
         shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
         if a.shape != shape:  # a rank-0 operand: the kernels compute in a's buffer shape
             a = np.broadcast_to(a, shape)

@@ -587,7 +587,14 @@ def _shift_amount_ok(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return (y >= 0) & (y < x.dtype.itemsize * 8)
 
 
+def _in_range_scalar(x: np.ndarray, y: np.ndarray) -> bool:
+    """Whether y is one shift amount within x's width (the common case: a literal)."""
+    return y.ndim == 0 and 0 <= y < x.dtype.itemsize * 8
+
+
 def _shift_left(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    if _in_range_scalar(x, y):
+        return np.left_shift(x, y.astype(x.dtype))
     ok = _shift_amount_ok(x, y)
     return np.where(ok, np.left_shift(x, np.where(ok, y, 0)), 0).astype(x.dtype)
 
@@ -601,8 +608,10 @@ def _shift_right_arithmetic(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _shift_right_logical(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    ok = _shift_amount_ok(x, y)
     unsigned = x.view(x.dtype.str.replace("i", "u"))
+    if _in_range_scalar(x, y):
+        return np.right_shift(unsigned, y.astype(unsigned.dtype)).view(x.dtype)
+    ok = _shift_amount_ok(x, y)
     return np.where(ok, np.right_shift(unsigned, np.where(ok, y, 0).astype(unsigned.dtype)),
                     0).astype(unsigned.dtype).view(x.dtype)
 

@@ -83,7 +83,7 @@ def _flat(v: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 def _common_shape(shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
     """np.broadcast_shapes, without its cost when one shape holds every other's elements
     (a key of shape (1, 1) beside counters of shape (4, 2), say)."""
-    widest = max(shapes, key=len)
+    widest = max(shapes, key=lambda s: (len(s), math.prod(s)))
     if all(s == widest for s in shapes) or (
             math.prod(widest) != 1 and all(s == widest or math.prod(s) == 1 for s in shapes)):
         return widest
