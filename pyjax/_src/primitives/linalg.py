@@ -416,6 +416,11 @@ def _cholesky_impl(a: np.ndarray) -> np.ndarray:
     """potrf on the lower triangle; the upper one is left as it was (JAX takes tril after)."""
     if a.shape[0] == 0:
         return a.copy()
+    if not a.flags.f_contiguous:  # a C-ordered a is LAPACK's a.T: factor that as U^H U with
+        # U = L^T (for complex a too, its upper triangle being conj(A)'s), sparing the copy
+        # into LAPACK's layout
+        c, info = _lapack("potrf", a)(a.T, lower=0, clean=0)
+        return c.T if info == 0 else _nan_like(a)
     c, info = _lapack("potrf", a)(a, lower=1, clean=0)
     return c if info == 0 else _nan_like(a)
 
@@ -530,6 +535,8 @@ def _triangular_solve_impl(a: np.ndarray, b: np.ndarray, *, left_side: bool, low
     if conjugate_a and not transpose_a:
         a, conjugate_a = np.conj(a), False
     trans = (2 if conjugate_a else 1) if transpose_a else 0
+    if trans != 2 and not a.flags.f_contiguous:  # BLAS reads a.T's memory as is: solve with
+        a, trans, lower = a.T, 1 - trans, not lower  # it rather than copy a to that layout
     flops = a.shape[-1] * b.size * (4 if _is_complex(b) else 1)  # one product, as gemm's
     trsm = _blas_threaded(blas.get_blas_funcs("trsm", (a, b)), flops)
     with np.errstate(all="ignore"):
