@@ -139,6 +139,25 @@ def _single_axis(rank: int, index_map: Sequence[int], dropped: Sequence[int],
     return k
 
 
+def _batched_single_axis(operand: np.ndarray, indices: np.ndarray, dn: Any,
+                         window_dims: list, window_sizes: list, mode: Any) -> int | None:
+    """The axis k when a gather indexes only axis k, per element of leading batch axes shared
+    by operand and indices (in order), with full windows elsewhere and clamped indices; the
+    indices then hold (*batch, m, 1)."""
+    nb = len(dn.operand_batching_dims)
+    if (not nb or mode == GatherScatterMode.FILL_OR_DROP or len(dn.start_index_map) != 1
+            or tuple(dn.collapsed_slice_dims) != tuple(dn.start_index_map)
+            or tuple(dn.operand_batching_dims) != tuple(range(nb))
+            or tuple(dn.start_indices_batching_dims) != tuple(range(nb))
+            or indices.ndim != nb + 2 or indices.shape[:nb] != operand.shape[:nb]
+            or not operand.size or not indices.size):
+        return None
+    k = dn.start_index_map[0]
+    if k < nb or any(operand.shape[d] != w for d, w in zip(window_dims, window_sizes)):
+        return None
+    return k
+
+
 def _gather_impl(operand: np.ndarray, indices: np.ndarray, *, dimension_numbers: Any,
                  slice_sizes: tuple, unique_indices: bool, indices_are_sorted: bool,
                  mode: Any, fill_value: Any) -> np.ndarray:
@@ -154,6 +173,15 @@ def _gather_impl(operand: np.ndarray, indices: np.ndarray, *, dimension_numbers:
                         window_sizes, operand.shape)
     if axis is not None and operand.shape[axis] and operand.size:
         return _take_impl(operand, indices[..., 0], axis, mode, fill_value)
+    axis = _batched_single_axis(operand, indices, dn, window_dims, window_sizes, mode)
+    if axis is not None:  # each batch element's rows picked by its own indices (lu_solve)
+        nb = len(dn.operand_batching_dims)
+        moved = np.moveaxis(operand, axis, nb)  # (*batch, K, *windows)
+        picks = np.clip(indices[..., 0], 0, operand.shape[axis] - 1)
+        picks = picks.reshape(picks.shape + (1,) * (moved.ndim - nb - 1))
+        out = np.take_along_axis(moved, picks, axis=nb)  # (*batch, m, *windows)
+        nbi = len(batch_shape)
+        return np.moveaxis(out, list(range(nbi, nbi + len(window_sizes))), list(dn.offset_dims))
     starts = _start_matrix(rank, indices, dn.start_index_map, dn.operand_batching_dims,
                            dn.start_indices_batching_dims)
     upper = np.array([operand.shape[d] - slice_sizes[d] for d in range(rank)], np.int64)
