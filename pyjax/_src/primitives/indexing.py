@@ -494,9 +494,7 @@ def _scatter_along_axis(out: np.ndarray, idx: np.ndarray, updates: np.ndarray, a
     key = (slice(None),) * axis + (idx,)
     if ufunc is None:
         out[key] = updates
-    elif np.unique(idx).size == idx.size:
-        out[key] = ufunc(out[key], updates)
-    else:
+    else:  # in order, repeated indices too (NumPy 2's ufunc.at is faster than a check for them)
         ufunc.at(out, key, updates)
 
 
