@@ -144,12 +144,23 @@ def import_seconds(module: str, python: str = sys.executable, runs: int = 5) -> 
                                         env=env, check=True).stdout) for _ in range(runs))
 
 
+def _settle(ops: dict[str, Callable[[], Any]]) -> None:
+    """Call each op once and wait for the native kernels pyjax compiles in the background
+    (threefry, erf_inv): the steady state, as JAX's is after its first, compiling call."""
+    from pyjax._src.backend import tier1
+    for f in ops.values():
+        f()
+    tier1.wait()
+
+
 def measure(libs: dict[str, Any], want_calls: bool) -> dict[str, dict[str, float]]:
     """column name -> row name -> µs (or calls)."""
     cols: dict[str, dict[str, float]] = {}
     for n in SIZES:
         for name, mods in libs.items():
             ops = op_table(*mods[1:], n, is_numpy=name == "numpy")
+            if name == "pyjax":
+                _settle(ops)
             cols[f"{name} [{n}]"] = {k: per_call_us(f) for k, f in ops.items()}
             if want_calls and name == "pyjax" and n == SIZES[0]:
                 cols["pyjax calls"] = {k: python_calls(f) for k, f in ops.items()}
