@@ -535,14 +535,20 @@ def _triangular_solve_impl(a: np.ndarray, b: np.ndarray, *, left_side: bool, low
     if conjugate_a and not transpose_a:
         a, conjugate_a = np.conj(a), False
     trans = (2 if conjugate_a else 1) if transpose_a else 0
-    if trans != 2 and not a.flags.f_contiguous:  # BLAS reads a.T's memory as is: solve with
-        a, trans, lower = a.T, 1 - trans, not lower  # it rather than copy a to that layout
+    # BLAS reads Fortran order: a C-ordered operand is used as the transpose it is in that
+    # order (no copy), the problem rewritten to match
+    transposed_b = trans != 2 and b.ndim == 2 and not b.flags.f_contiguous
+    if transposed_b:  # op(a) x = b  <=>  x^T op(a)^T = b^T (and the right-sided alike)
+        b, left_side, trans = b.T, not left_side, 1 - trans
+    if trans != 2 and not a.flags.f_contiguous:  # op(a) = op'(a^T), a^T's triangle flipped
+        a, trans, lower = a.T, 1 - trans, not lower
     flops = a.shape[-1] * b.size * (4 if _is_complex(b) else 1)  # one product, as gemm's
     trsm = _blas_threaded(blas.get_blas_funcs("trsm", (a, b)), flops)
     with np.errstate(all="ignore"):
         x = trsm(1.0, a, b, side=0 if left_side else 1, lower=int(lower), trans_a=trans,
                  diag=int(unit_diagonal))
-    return np.asarray(x).astype(dtype, copy=False)
+    x = np.asarray(x)
+    return (x.T if transposed_b else x).astype(dtype, copy=False)
 
 
 def _triangular_solve_batched(a: np.ndarray, b: np.ndarray, *, left_side: bool, lower: bool,
