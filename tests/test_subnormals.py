@@ -92,3 +92,17 @@ def test_machine_code_switches() -> None:
     finally:
         fp_mode.flush_off()
     assert a[0] * np.float32(1) > 0
+
+
+def test_a_thread_started_inside_an_operation_keeps_subnormals() -> None:
+    """New threads inherit the CPU's mode: pyjax's compile thread clears the inherited
+    flushing (it may start inside an eager operation), and LLVM compiles unflushed."""
+    from pyjax._src.backend.tier1 import engine
+    seen: list = []
+    fp_mode.flush_on(fp_mode.KEPT)
+    try:
+        engine.submit(lambda: seen.append(_numpy_keeps_subnormals()))
+    finally:
+        fp_mode.flush_off()
+    engine.wait()
+    assert seen == [True]

@@ -14,6 +14,7 @@ import threading
 import time
 from typing import Any, Callable
 
+from pyjax._src.backend import fp_mode
 from pyjax._src.backend.tier1 import disk_cache
 from pyjax._src.backend.tier1.codegen import Isa
 
@@ -125,7 +126,13 @@ def counts() -> dict[str, int]:
 
 def compile_ir(ir: str) -> Callable:
     """The ctypes function of `kernel` in module text `ir`: from the disk cache when it holds a
-    good entry for it, else optimised and compiled (and written to the cache)."""
+    good entry for it, else optimised and compiled (and written to the cache).  LLVM folds
+    constants with the host's libm, so it runs with subnormals kept (fp_mode), even when
+    called from inside an eager operation."""
+    return fp_mode.run_unflushed(_compile_ir, ir)
+
+
+def _compile_ir(ir: str) -> Callable:
     with _lock:
         if ir in _compiled:
             return _compiled[ir]
@@ -167,6 +174,7 @@ _worker: threading.Thread | None = None
 
 
 def _work() -> None:
+    fp_mode.flush_off()  # started inside an eager operation, the thread inherited its flushing
     while True:
         job = _jobs.get()
         try:
