@@ -76,7 +76,10 @@ def _reduction(name: str, impl: Callable, kinds: tuple, *, out_sharding: bool = 
             if folds and 0 in b.strides:
                 return run(b, axes=axes)
             return np.asarray(kernel(b), dtype=dtype)
-        return special
+
+        def special_unfolded(b: np.ndarray) -> np.ndarray:
+            return np.asarray(kernel(b), dtype=dtype)
+        return special if folds else special_unfolded
 
     prim = make_primitive(name, run, abstract_eval)
     prim.specialize = specialize
@@ -138,8 +141,10 @@ def _accumulating(np_fn: Callable) -> Callable:
 
     def for_type(dtype: np.dtype, length: int, axes: tuple) -> Callable:
         """The reduction of `length` values of `dtype` along `axes`, its accumulator chosen."""
-        return functools.partial(reduce, axes=axes, dtype=dtype,
-                                 wide=accumulation_dtype(dtype, length))
+        wide = accumulation_dtype(dtype, length)
+        if wide is None and dtype not in (dtypes.float16, dtypes.bfloat16):
+            return lambda x: np_fn(x, axis=axes, dtype=dtype)  # the common case, direct
+        return functools.partial(reduce, axes=axes, dtype=dtype, wide=wide)
 
     def fn(x: np.ndarray, axes: tuple) -> np.ndarray:
         return reduce(x, axes, x.dtype,
