@@ -15,6 +15,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from pyjax._src.backend.tier1 import small_lu
 from pyjax._src.core.trace_state import note_side_effect
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
@@ -1118,6 +1119,10 @@ def _lu_batched(a: np.ndarray) -> list | None:
     *batch, m, n = a.shape
     if a.dtype not in _LAPACK_DTYPES or m == 0 or n == 0 or max(m, n) > _SMALL:
         return None
+    if not _is_complex(a):  # the same steps as one native kernel, once it is compiled
+        native = small_lu.lu(a)
+        if native is not None:
+            return native
     x = np.moveaxis(a.reshape(-1, m, n), 0, -1).copy()  # (m, n, batch)
     size = x.shape[-1]
     lanes = np.arange(size)
