@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from pyjax._src.backend.tier1 import small_lu
+from pyjax._src.backend.tier1 import small_linalg
 from pyjax._src.core.trace_state import note_side_effect
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
@@ -431,6 +431,10 @@ def _cholesky_batched(a: np.ndarray) -> np.ndarray | None:
     n = a.shape[-1]
     if a.dtype not in _LAPACK_DTYPES or n == 0:
         return None
+    if not _is_complex(a) and n <= _SMALL:  # reference potf2 as one native kernel, once built
+        native = small_linalg.cholesky(a)
+        if native is not None:
+            return native
     (low,), failed = _gufunc("cholesky_lo", a, "c")
     out = np.where(np.tri(n, dtype=bool), low, a)
     return _redo_nans([out], a, lambda x: (_cholesky_impl(x),))[0] if failed else out
@@ -1120,7 +1124,7 @@ def _lu_batched(a: np.ndarray) -> list | None:
     if a.dtype not in _LAPACK_DTYPES or m == 0 or n == 0 or max(m, n) > _SMALL:
         return None
     if not _is_complex(a):  # the same steps as one native kernel, once it is compiled
-        native = small_lu.lu(a)
+        native = small_linalg.lu(a)
         if native is not None:
             return native
     x = np.moveaxis(a.reshape(-1, m, n), 0, -1).copy()  # (m, n, batch)
