@@ -14,12 +14,14 @@ pytestmark = pytest.mark.skipif(tier1.reason() is not None,
                                 reason=f"tier 1 does not run here: {tier1.reason()}")
 
 
-def _numpy_lu(a: np.ndarray) -> list:
-    native, small_linalg.lu = small_linalg.lu, lambda a: None
+def _without_native(name: str, impl, a: np.ndarray):
+    """impl(a) with small_linalg's kernel `name` unavailable: the NumPy version."""
+    native = getattr(small_linalg, name)
+    setattr(small_linalg, name, lambda a: None)
     try:
-        return linalg._lu_batched(a)
+        return impl(a)
     finally:
-        small_linalg.lu = native
+        setattr(small_linalg, name, native)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -36,17 +38,9 @@ def test_native_lu_equals_numpy(dtype, shape) -> None:
     engine.wait()
     got = small_linalg.lu(a)
     assert got is not None
-    for g, w in zip(got, _numpy_lu(a)):
+    for g, w in zip(got, _without_native("lu", linalg._lu_batched, a)):
         assert g.shape == w.shape and g.dtype == w.dtype
         np.testing.assert_array_equal(g.view(np.uint8), w.view(np.uint8))
-
-
-def _numpy_cholesky(a: np.ndarray) -> np.ndarray:
-    native, small_linalg.cholesky = small_linalg.cholesky, lambda a: None
-    try:
-        return linalg._cholesky_batched(a)
-    finally:
-        small_linalg.cholesky = native
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -63,6 +57,6 @@ def test_native_cholesky_matches_lapack(dtype, n) -> None:
     engine.wait()
     got = small_linalg.cholesky(a)
     assert got is not None
-    want = _numpy_cholesky(a)
+    want = _without_native("cholesky", linalg._cholesky_batched, a)
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
     np.testing.assert_allclose(got, want, rtol=2e-4 if dtype == np.float32 else 1e-12)

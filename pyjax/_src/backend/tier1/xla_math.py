@@ -18,20 +18,11 @@ import numpy as np
 from pyjax._src.backend.machine_code import data_pointer
 from pyjax._src.backend.tier1.library import KernelLibrary
 
-_LOG_P = (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1,
-          1.4249322787E-1, -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1,
-          3.3333331174E-1)
-_LOG1P_NUM = (4.5270000862445199635215E-5, 4.9854102823193375972212E-1,
-              6.5787325942061044846969E0, 2.9911919328553073277375E1,
-              6.0949667980987787057556E1, 5.7112963590585538103336E1,
-              2.0039553499201281259648E1)
-_LOG1P_DEN = (1., 1.5062909083469192043167E1, 8.3047565967967209469434E1,
-              2.2176239823732856465394E2, 3.0909872225312059774938E2,
-              2.1642788614495947685003E2, 6.0118660497603843919306E1)
-_ERFINV_LT5 = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
-               0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
-_ERFINV_GE5 = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
-               0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
+def _numpy_version():
+    """primitives/xla_math.py, whose constants the kernels share (imported when a kernel is
+    built: that module imports this one)."""
+    from pyjax._src.primitives import xla_math
+    return xla_math
 
 
 def _f32(value: float) -> str:
@@ -88,7 +79,8 @@ class _Builder:
         x = self.op("fadd", self.op("fsub", x, _f32(1)), self.select(small, x, _f32(0)))
         x2 = self.op("fmul", x, x)
         x3 = self.op("fmul", x2, x)
-        y, y1, y2 = (self.horner(x, _LOG_P[i:i + 3]) for i in (0, 3, 6))
+        coefficients = _numpy_version()._LOG_P
+        y, y1, y2 = (self.horner(x, coefficients[i:i + 3]) for i in (0, 3, 6))
         y = self.fma(self.fma(self.fma(y, x3, y1), x3, y2), x3,
                      self.op("fmul", _f32(-2.12194440e-4), e))
         out = self.op("fadd", self.fma(x2, _f32(-0.5), x), y)
@@ -101,7 +93,9 @@ class _Builder:
     def log1p(self, x: str) -> str:
         """XLA's log1p: a Cephes rational function for |x| < sqrt(2) - 1, else log(1 + x)."""
         x2 = self.op("fmul", x, x)
-        num, den = self.horner(x, _LOG1P_NUM), self.horner(x, _LOG1P_DEN)
+        constants = _numpy_version()
+        num = self.horner(x, constants._LOG1P_NUM64)
+        den = self.horner(x, constants._LOG1P_DEN64)
         ratio = self.op("fdiv", num, den)
         small = self.op("fadd", x, self.fma(x2, _f32(-0.5), self.op("fmul", self.op(
             "fmul", x, x2), ratio)))
@@ -113,8 +107,9 @@ class _Builder:
         """Giles' single precision erf_inv; +-inf at +-1."""
         square = self.op("fmul", x, x)
         w = self.emit(f"fneg float {self.log1p(self.emit(f'fneg float {square}'))}")
-        central = self.horner(self.op("fsub", w, _f32(2.5)), _ERFINV_LT5)
-        tail = self.horner(self.op("fsub", self.call1("sqrt", w), _f32(3)), _ERFINV_GE5)
+        constants = _numpy_version()
+        central = self.horner(self.op("fsub", w, _f32(2.5)), constants._ERFINV_LT5)
+        tail = self.horner(self.op("fsub", self.call1("sqrt", w), _f32(3)), constants._ERFINV_GE5)
         p = self.select(self.cmp("olt", w, _f32(5)), central, tail)
         out = self.op("fmul", p, x)
         edge = self.cmp("oeq", self.call1("fabs", x), _f32(1))
