@@ -94,13 +94,26 @@ def test_machine_code_switches() -> None:
     assert a[0] * np.float32(1) > 0
 
 
-def test_a_thread_started_inside_an_operation_keeps_subnormals() -> None:
-    """New threads inherit the CPU's mode: pyjax's compile thread clears the inherited
-    flushing (it may start inside an eager operation), and LLVM compiles unflushed."""
+def test_a_thread_started_inside_an_operation_keeps_subnormals(monkeypatch) -> None:
+    """New threads inherit the CPU's mode (checked first); pyjax's compile thread, which may
+    start inside an eager operation, clears what it inherited (a fresh worker and queue are
+    put in place so the test starts one)."""
+    import queue
     from pyjax._src.backend.tier1 import engine
+
+    def in_new_thread(fn) -> list:
+        seen: list = []
+        thread = threading.Thread(target=lambda: seen.append(fn()))
+        thread.start()
+        thread.join()
+        return seen
+
+    monkeypatch.setattr(engine, "_worker", None)
+    monkeypatch.setattr(engine, "_jobs", queue.Queue())
     seen: list = []
-    fp_mode.flush_on(fp_mode.KEPT)
+    assert fp_mode.flush_on(fp_mode.KEPT) is fp_mode.SWITCHED
     try:
+        assert in_new_thread(_numpy_keeps_subnormals) == [False]  # inherited flushing
         engine.submit(lambda: seen.append(_numpy_keeps_subnormals()))
     finally:
         fp_mode.flush_off()

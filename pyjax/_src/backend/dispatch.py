@@ -197,7 +197,25 @@ def apply_primitive_cached(prim: Any, args: tuple, params: dict) -> Any:
     if out_aval is None:
         out_aval = prim.abstract_eval(*[ShapedArray(b.shape, b.dtype, w)
                                         for b, w in zip(bufs, weaks)], **params)
-        if len(_abstract_cache) >= _ABSTRACT_CACHE_SIZE:
-            _abstract_cache.clear()
-        _abstract_cache[key_t] = out_aval
+        _remember(key_t, out_aval)
     return _run_impl(prim, bufs, params, out_aval, args if foreign else ())
+
+
+def _remember(key: tuple, out_aval: Any) -> None:
+    if len(_abstract_cache) >= _ABSTRACT_CACHE_SIZE:
+        _abstract_cache.clear()
+    _abstract_cache[key] = out_aval
+
+
+def abstract_eval_cached(prim: Any, avals: list, params: dict) -> Any:
+    """prim.abstract_eval(*avals, **params), from the same cache (for eager rules that have
+    their avals, such as those of PRNG key arrays, whose buffers alone would not say)."""
+    key = (prim, config.x64, *avals, *params.items())
+    try:
+        out_aval = _abstract_cache.get(key)
+    except TypeError:  # an unhashable param: validate every time
+        return prim.abstract_eval(*avals, **params)
+    if out_aval is None:
+        out_aval = prim.abstract_eval(*avals, **params)
+        _remember(key, out_aval)
+    return out_aval

@@ -219,20 +219,13 @@ def _fold(eqn: Eqn) -> Literal | None:
     computes it (on the host, so a subnormal result is kept), or None."""
     prim = eqn.primitive
     if (not eqn.invars or any(type(a) is not Literal for a in eqn.invars)
-            or prim.multiple_results or prim.impl is None or has_effects(eqn)
-            or eqn.outvars[0].aval.shape != () or prim.name not in _FOLDABLE):
+            or prim.multiple_results or has_effects(eqn)
+            or eqn.outvars[0].aval.shape != () or not prim.foldable):
         return None
     aval = eqn.outvars[0].aval
     with ignore_fp_errors():
-        value = np.asarray(prim.impl(*[a.val for a in eqn.invars], **eqn.params), aval.dtype)
-    return Literal(value, aval)
-
-
-#: primitives folded when all their operands are scalar literals: elementwise arithmetic
-_FOLDABLE = frozenset((
-    "add", "sub", "mul", "div", "rem", "max", "min", "neg", "abs", "sign", "pow",
-    "integer_pow", "sqrt", "rsqrt", "exp", "log", "sin", "cos", "tanh", "logistic",
-    "convert_element_type", "square", "floor", "ceil", "round"))
+        value = prim.impl(*[np.asarray(a.val, a.aval.dtype) for a in eqn.invars], **eqn.params)
+    return Literal(np.asarray(value, aval.dtype), aval)
 
 
 def _use_counts(jaxpr: Jaxpr) -> dict:

@@ -14,6 +14,9 @@
     specialize(*avals, **params)        the impl for operands of these types with the params
                                         bound (work that depends on them done once), or None:
                                         eager plans call it on buffers instead of impl
+    foldable                            jit computes an equation of it whose operands are all
+                                        scalar literals while compiling, on the host (XLA's
+                                        constant folding: elementwise arithmetic)
 """
 from __future__ import annotations
 
@@ -32,6 +35,8 @@ class Primitive:
     #: whether instances join `registry` (the census of pyjax's own primitives); primitives
     #: that libraries define through JAX's extension API do not
     census = True
+    #: see the module docstring (a class default: extension-API subclasses inherit it)
+    foldable = False
 
     def __init__(self, name: str, *, multiple_results: bool = False):
         from pyjax._src.backend.dispatch import apply_primitive

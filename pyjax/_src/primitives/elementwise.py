@@ -150,6 +150,7 @@ def unop(name: str, impl: Callable, kinds: tuple, out_dtype: Callable | None = N
     prim = make_primitive(name, impl, abstract_eval)
     if out_dtype is None:
         prim.eager = fast_eager(kinds)
+    prim.foldable = True
     batching.defvectorized(prim)
     return prim
 
@@ -551,6 +552,7 @@ def binop(name: str, impl: Callable, kinds: tuple, *, comparison: bool = False) 
 
     prim = make_primitive(name, impl, abstract_eval)
     prim.eager = fast_eager(kinds)
+    prim.foldable = True
     batching.defbroadcasting(prim)
     return prim
 
@@ -1102,6 +1104,7 @@ def _convert_fold(x: Any, *, new_dtype: np.dtype, weak_type: bool = False, **par
 ad.defjvp2(convert_element_type_p, _convert_jvp)
 convert_element_type_p.transpose = _convert_transpose
 convert_element_type_p.const_fold = _convert_fold
+convert_element_type_p.foldable = True
 # the batch axis passes through (JAX binds the primitive as it is, even for no-op converts)
 convert_element_type_p.batch = lambda vals, dims, **params: (
     convert_element_type_p.bind(*vals, **params), dims[0])

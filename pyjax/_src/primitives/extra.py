@@ -147,6 +147,8 @@ cumsum_p = _cumulative("cumsum", lambda x, a: np.cumsum(x, a, dtype=x.dtype), Tr
                        lambda x: x + np.zeros((), x.dtype))
 cumprod_p = _cumulative("cumprod", lambda x, a: np.cumprod(x, a, dtype=x.dtype), True,
                         lambda x: x * np.ones((), x.dtype))
+
+
 def _zero_signed_scan(ufunc: Any, sign: int) -> Callable:
     """ufunc.accumulate with XLA's signed zeros: a running max is +0. once a +0. was seen
     among the zeros (NumPy keeps the first of equal values), a running min -0."""
@@ -154,7 +156,8 @@ def _zero_signed_scan(ufunc: Any, sign: int) -> Callable:
 
     def scan(x: np.ndarray, axis: int) -> np.ndarray:
         out = ufunc.accumulate(x, axis)
-        if (x.dtype.kind == "f" or x.dtype == dtypes.bfloat16) and not out.all():
+        if (x.dtype.kind == "f" or x.dtype == dtypes.bfloat16) and \
+                np.count_nonzero(out) != out.size:
             wanted = (x == 0) & (np.signbit(x) == (sign < 0))
             seen = np.logical_or.accumulate(wanted, axis)
             out = np.where((out == 0) & seen, zero.astype(x.dtype), out)

@@ -14,8 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from pyjax._src import caches
-from pyjax._src.backend.dispatch import aval_of, detach, to_buffer, wrap
+from pyjax._src.backend.dispatch import abstract_eval_cached, aval_of, detach, to_buffer, wrap
 from pyjax._src.backend.tier1 import threefry
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
@@ -143,26 +142,9 @@ def threefry2x32(k1: Any, k2: Any, x1: Any, x2: Any) -> list:
 # Key-array primitives
 # ---------------------------------------------------------------------------------------------
 
-#: output avals of key primitives by (primitive, operand avals, params), as dispatch caches
-#: other primitives' (a key's aval is its shape and PRNG implementation)
-_key_avals: dict = {}
-caches.register(_key_avals.clear)
-
-
 def _key_eager(prim: Primitive, args: tuple, params: dict) -> Any:
     """Eager rule: physical buffers into the impl, key-typed results wrapped as key arrays."""
-    avals = [aval_of(x) for x in args]
-    key = (prim, *avals, *params.items())
-    try:
-        out_aval = _key_avals.get(key)
-    except TypeError:  # an unhashable param: checked every time
-        key = out_aval = None
-    if out_aval is None:
-        out_aval = prim.abstract_eval(*avals, **params)
-        if key is not None:
-            if len(_key_avals) >= 1024:
-                _key_avals.clear()
-            _key_avals[key] = out_aval
+    out_aval = abstract_eval_cached(prim, [aval_of(x) for x in args], params)
     out = detach(prim.impl(*(to_buffer(x)[0] for x in args), **params), args,
                  prim.multiple_results)  # never a view of the caller's NumPy key data
     if prim.multiple_results:

@@ -49,14 +49,13 @@ def _patch(out: np.ndarray, mask: np.ndarray, x: np.ndarray, fn: Callable) -> np
     return out
 
 
-def _chunked(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+def _chunked(fn: Callable[[np.ndarray], np.ndarray], native_name: str
+             ) -> Callable[[np.ndarray], np.ndarray]:
     """Apply an elementwise float32 function chunk by chunk (keeps temporaries in cache), or
-    its native kernel (backend/tier1/xla_math.py) once that is compiled."""
-    name = fn.__name__[1:-4]  # _erf_inv_f32 -> erf_inv
-
+    its native kernel `native_name` (backend/tier1/xla_math.py) once that is compiled."""
     def apply(x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, _F32)
-        native = tier1_xla_math.evaluate(name, x)
+        native = tier1_xla_math.evaluate(native_name, x)
         if native is not None:
             return native
         flat = x.reshape(-1)
@@ -242,9 +241,9 @@ def _erf_inv_f64(x: np.ndarray) -> np.ndarray:
         return np.where(np.abs(x) == 1, x * np.inf, p * x)
 
 
-_erf_inv_f32_chunked = _chunked(_erf_inv_f32)
-log_f32 = _chunked(_log_f32)
-log1p_f32 = _chunked(_log1p_f32)
+_erf_inv_f32_chunked = _chunked(_erf_inv_f32, "erf_inv")
+log_f32 = _chunked(_log_f32, "log")
+log1p_f32 = _chunked(_log1p_f32, "log1p")
 
 
 def erf_inv(x: np.ndarray) -> np.ndarray:

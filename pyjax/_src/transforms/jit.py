@@ -21,7 +21,7 @@ import numpy as np
 from pyjax._src import caches
 from pyjax._src.backend.dispatch import detach, scalar_buffer, to_buffer, wrap
 from pyjax._src.backend.executor import compile_jaxpr
-from pyjax._src.backend.fp_mode import run_flushing
+from pyjax._src.backend.fp_mode import KEPT, SWITCHED, flush_off, flush_on
 from pyjax._src.config import config
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import Array, ArrayImpl
@@ -417,7 +417,14 @@ class PjitFunction:
             if config.no_execution:  # jax.no_execution() (issue 13)
                 raise RuntimeError(f"JAX tried to execute function jit({self._name}), but the "
                                    "no_execution config option is set")
-            outs = run_flushing(entry.run, [_leaf_buffer(x) for x in leaves])
+            buffers = [_leaf_buffer(x) for x in leaves]
+            if flush_on(KEPT) is SWITCHED:  # computed as XLA computes (fp_mode)
+                try:
+                    outs = entry.run(buffers)
+                finally:
+                    flush_off()
+            else:
+                outs = entry.run(buffers)
             for x in leaves:  # outputs that are views of a caller's NumPy argument are copied
                 if type(x) is not ArrayImpl:
                     outs = detach(outs, leaves, True)
