@@ -18,6 +18,7 @@ import numpy as np
 from pyjax._src.backend import cost
 from pyjax._src.backend.dispatch import detach, wrap
 from pyjax._src.backend.executor import compile_jaxpr
+from pyjax._src.backend.fp_mode import run_flushing
 from pyjax._src.backend.passes import optimize
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
@@ -232,7 +233,7 @@ class Compiled(Stage):
                         "for a particular signature. Detected argument of Tracer type "
                         f"{type(x)}.")
         self._check_avals([abstractify(x) for x in leaves])
-        outs = self._run([_buffer(x) for x in leaves])
+        outs = run_flushing(self._run, [_buffer(x) for x in leaves])  # as XLA (fp_mode)
         if any(type(x) is not ArrayImpl for x in leaves):
             outs = detach(outs, leaves, True)
         return tree_unflatten(self.out_tree, [wrap(b, a) for b, a in

@@ -43,6 +43,7 @@ class Isa:
 
     lanes: int    # W: lanes per vector in the kernel loop
     prefix: str   # _ZGVd (AVX2), _ZGVe (AVX-512), _ZGVb (SSE)
+    parallel: bool = False  # libgomp is loaded: kernels may split over threads
 
 
 @dataclasses.dataclass
@@ -467,11 +468,13 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
         acc_init = "<" + ", ".join([f"{_LLVM[acc_dt]} {_const(identity, acc_dt)}"] * w) + ">"
     if leading:  # the columns' totals, one block of columns at a time
         head.append(f"  %scratch = alloca {_LLVM[acc_dt]}, i64 {COLUMN_BLOCK}, align 64")
-        head.append("  %anycol = icmp sgt i64 %C, 0")
+        head.append("  %anycol = icmp slt i64 %clo, %chi")
         head.append("  br i1 %anycol, label %cblock, label %exit")
     else:
-        head.append(f"  %cv = and i64 %C, {-w}")
-        head.append("  %anyrow = icmp sgt i64 %R, 0")  # a shape with a zero before the split
+        head.append("  %cw = sub i64 %chi, %clo")
+        head.append(f"  %cwv = and i64 %cw, {-w}")
+        head.append("  %cv = add i64 %clo, %cwv")
+        head.append("  %anyrow = icmp slt i64 %rlo, %rhi")  # no rows: a zero before the split
         head.append("  br i1 %anyrow, label %row, label %exit")
 
     def scalar_load(a: Any, index: str, prefix: str, lines: list) -> str:
@@ -491,7 +494,7 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
 
     # per row: the row offset, ROW operands, scalars (hoisted), the accumulator start
     first = "%rowcheck" if leading else "%entry"
-    row = ["row:", f"  %r = phi i64 [0, {first}], [%rnext, %rowend]",
+    row = ["row:", f"  %r = phi i64 [%rlo, {first}], [%rnext, %rowend]",
            "  %off = mul i64 %r, %C"]
     hoisted: dict[Any, str] = {}
     for a, kind in kinds.items():
@@ -500,7 +503,7 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
         elif kind == "ROW":
             hoisted[a] = scalar_load(a, "%r", "rw", row)
     row.append("  br label %vec")
-    limit = "%cend" if leading else "%C"  # the end of the columns a row's loop covers
+    limit = "%cend" if leading else "%chi"  # the end of the columns a row's loop covers
 
     def body(masked: bool, suffix: str, acc_in: str | None) -> tuple[list[str], str | None]:
         b = _Builder(isa, suffix, decls)
@@ -587,7 +590,7 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
 
     acc_phi = red is not None and not pairwise and not leading
     vec_lines, acc_next = body(False, "v", "%acc" if acc_phi else None)
-    vec = ["vec:", f"  %c = phi i64 [{'%c0' if leading else 0}, %row], [%cnext, %vbody]"]
+    vec = ["vec:", f"  %c = phi i64 [{'%c0' if leading else '%clo'}, %row], [%cnext, %vbody]"]
     if acc_phi:
         vec.append(f"  %acc = phi {acc_t} [{acc_init}, %row], [{acc_next}, %vbody]")
     vec += ["  %more = icmp slt i64 %c, %cv", "  br i1 %more, label %vbody, label %tail"]
@@ -618,6 +621,11 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
             done.append(f"  %totc = fptrunc {scalar_acc} %tot to {_LLVM[out_dt]}")
             total = "%totc"
         j = len(pointer_inputs) + outputs.index(red.outvars[0])
+        # a thread summing a share of one row's columns leaves its total in %part
+        done += ["  %topart = icmp ne ptr %part, null",
+                 "  br i1 %topart, label %partial, label %whole",
+                 "partial:", f"  store {scalar_acc} %tot, ptr %part", "  br label %rowend",
+                 "whole:"]
         done.append(f"  %ra = getelementptr {_LLVM[out_dt]}, ptr %p{j}, i64 %r")
         done.append(f"  store {_LLVM[out_dt]} {total}, ptr %ra")
     if pairwise:
@@ -630,21 +638,227 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
                  f"  store {_LLVM[dt]} %tot, ptr %ra"]
     if not leading:
         done.append("  br label %rowend")
-    rowend = ["rowend:", "  %rnext = add i64 %r, 1", "  %rmore = icmp slt i64 %rnext, %R",
+    rowend = ["rowend:", "  %rnext = add i64 %r, 1", "  %rmore = icmp slt i64 %rnext, %rhi",
               f"  br i1 %rmore, label %row, label {'%flush' if leading else '%exit'}"]
     if leading:
         out = len(pointer_inputs) + outputs.index(red.outvars[0])
         blocks = _column_blocks(isa, decls, acc_dt, acc_t, acc_init,
                                 np.dtype(red.outvars[0].aval.dtype), f"%p{out}")
         body_blocks = [*row, *vec, *vbody, *tail, *tbody, *rowend]
-        fn = ["define void @kernel(i64 %R, i64 %C, ptr noalias %args) {", *head,
-              *blocks[0], *body_blocks, *blocks[1], "exit:", "  ret void", "}"]
+        fn = [_BODY, *head, *blocks[0], *body_blocks, *blocks[1], "exit:", "  ret void", "}"]
     else:
-        fn = ["define void @kernel(i64 %R, i64 %C, ptr noalias %args) {",
-              *head, *row, *vec, *vbody, *tail, *tbody, *done, *rowend,
+        fn = [_BODY, *head, *row, *vec, *vbody, *tail, *tbody, *done, *rowend,
               "exit:", "  ret void", "}"]
     extra = [_pairwise_ir(np.dtype(red.invars[0].aval.dtype)), ""] if pairwise else []
-    return "\n".join(sorted(decls) + [""] + extra + fn) + "\n", layout
+    if red is None:
+        split = "any"
+    elif leading:
+        split = "columns"
+    elif pairwise:
+        split = "rows"
+    else:
+        split = "one row"
+    partial = None
+    if split == "one row":
+        j = len(pointer_inputs) + outputs.index(red.outvars[0])
+        partial = (acc_dt, combine, identity, np.dtype(red.outvars[0].aval.dtype), j)
+    entry = _parallel_ir(isa, split, partial, decls) if isa.parallel else _SERIAL
+    return "\n".join(sorted(decls) + [""] + extra + fn + [""] + entry) + "\n", layout
+
+
+#: the loop nest over rows [rlo, rhi) and columns [clo, chi) of a C-column shape; the total
+#: of a share of one row's columns goes to `part` (else the row's total to the output)
+_BODY = ("define internal void @body(i64 %C, ptr noalias %args, i64 %rlo, i64 %rhi, i64 %clo, "
+         "i64 %chi, ptr %part) noinline {")
+_SERIAL = ["define void @kernel(i64 %R, i64 %C, ptr noalias %args) {",
+           "entry:",
+           "  call void @body(i64 %C, ptr %args, i64 0, i64 %R, i64 0, i64 %C, ptr null)",
+           "  ret void",
+           "}"]
+#: most chunks one call is cut into (a one-row sum keeps a partial total per chunk)
+MAX_CHUNKS = 4096
+#: fewest columns in a chunk of columns
+CHUNK_COLUMNS = 256
+#: what every thread of a call reads: R, C, args, partial totals, 0 (chunks of rows) or 1
+#: (of columns), the caller's MXCSR (flush-to-zero is per thread: fp_mode), the chunk size,
+#: the number of chunks, and the next chunk to take
+_CLOSURE = "{ i64, i64, ptr, ptr, i64, i32, i64, i64, i64 }"
+#: MXCSR's flush-to-zero (bit 15) and denormals-are-zero (bit 6)
+_FTZ_DAZ = 0x8040
+
+
+def _field(k: int, name: str) -> str:
+    return f"  %{name} = getelementptr {_CLOSURE}, ptr %cl, i32 0, i32 {k}"
+
+
+def _parallel_ir(isa: Isa, split: str, partial: tuple | None, decls: set) -> list[str]:
+    """`kernel(R, C, args)`: the body at once for small shapes; else the shape cut into chunks
+    of at least `pyjax_kernel_grain` elements, which up to `pyjax_kernel_threads` threads
+    (libgomp's GOMP_parallel; both globals belong to the process: engine.py) take one at a
+    time, so a thread the OS delays holds nobody up.  `split` says what may be cut: "any"
+    (rows, or columns when rows are fewer than threads), "rows" (each row summed in its own
+    order), "columns" (totals over leading axes, added row after row) or "one row" (rows, or a
+    single row's columns: a partial total per chunk, combined in chunk order, so the result
+    does not depend on the number of threads)."""
+    w = isa.lanes
+    decls.update({"@pyjax_kernel_threads = external global i64",
+                  "@pyjax_kernel_grain = external global i64",
+                  "declare void @GOMP_parallel(ptr, ptr, i32, i32)",
+                  "declare void @llvm.x86.sse.stmxcsr(ptr)",
+                  "declare void @llvm.x86.sse.ldmxcsr(ptr)"})
+    mode = {"any": ["  %fewrows = icmp slt i64 %R, %most", "  %mode = zext i1 %fewrows to i64"],
+            "rows": ["  %mode = add i64 0, 0"],
+            "columns": ["  %mode = add i64 1, 0"],
+            "one row": ["  %onerow = icmp eq i64 %R, 1", "  %mode = zext i1 %onerow to i64"]}
+    kernel = ["define void @kernel(i64 %R, i64 %C, ptr noalias %args) {",
+              "entry:",
+              "  %grain = load i64, ptr @pyjax_kernel_grain",
+              "  %most = load i64, ptr @pyjax_kernel_threads",
+              *mode[split],
+              "  %bycols = icmp eq i64 %mode, 1",
+              "  %total = select i1 %bycols, i64 %C, i64 %R",   # what chunks cut
+              "  %other = select i1 %bycols, i64 %R, i64 %C",   # elements per item cut
+              "  %any = icmp sgt i64 %other, 0",
+              "  %other1 = select i1 %any, i64 %other, i64 1",
+              *_ceil_div("per", "%grain", "%other1"),           # items per chunk, for grain
+              f"  %align = select i1 %bycols, i64 {w}, i64 1",
+              *_ceil_div("few", "%total", str(MAX_CHUNKS)),
+              # a chunk of columns spans whole cache lines of many rows: at least CHUNK_COLUMNS
+              f"  %wide = select i1 %bycols, i64 {CHUNK_COLUMNS}, i64 1",
+              "  %atleast = call i64 @llvm.umax.i64(i64 %per, i64 %wide)",
+              "  %size0 = call i64 @llvm.umax.i64(i64 %atleast, i64 %few)",
+              "  %size1 = add i64 %size0, %align",
+              "  %size2 = sub i64 %size1, 1",
+              "  %alignneg = sub i64 0, %align",
+              "  %size = and i64 %size2, %alignneg",              # a multiple of the lanes
+              *_ceil_div("chunks", "%total", "%size"),
+              "  %t = call i64 @llvm.umin.i64(i64 %most, i64 %chunks)",
+              "  %cut = icmp sgt i64 %chunks, 1",
+              "  br i1 %cut, label %closure, label %whole",
+              "whole:",
+              "  call void @body(i64 %C, ptr %args, i64 0, i64 %R, i64 0, i64 %C, ptr null)",
+              "  ret void",
+              "closure:",
+              f"  %cl = alloca {_CLOSURE}",
+              "  store i64 %R, ptr %cl",
+              _field(1, "clc"), "  store i64 %C, ptr %clc",
+              _field(2, "cla"), "  store ptr %args, ptr %cla",
+              _field(4, "clm"), "  store i64 %mode, ptr %clm",
+              _field(6, "cls"), "  store i64 %size, ptr %cls",
+              _field(7, "cln"), "  store i64 %chunks, ptr %cln",
+              _field(8, "cli"), "  store i64 0, ptr %cli",
+              _field(3, "clp")]
+    decls.update({"declare i64 @llvm.umax.i64(i64, i64)", "declare i64 @llvm.umin.i64(i64, i64)"})
+    go_parallel = [
+        "parallel:",
+        _field(5, "clx"),
+        "  call void @llvm.x86.sse.stmxcsr(ptr %clx)",
+        # threads libgomp starts inherit this thread's MXCSR: they start with IEEE subnormals
+        # (so its pool serves other code unchanged), and each worker sets the caller's
+        "  %mx = load i32, ptr %clx",
+        f"  %ieee = and i32 %mx, {~_FTZ_DAZ}",
+        "  %ieeep = alloca i32",
+        "  store i32 %ieee, ptr %ieeep",
+        "  call void @llvm.x86.sse.ldmxcsr(ptr %ieeep)",
+        "  %t32 = trunc i64 %t to i32",
+        "  call void @GOMP_parallel(ptr @worker, ptr %cl, i32 %t32, i32 0)",
+        "  call void @llvm.x86.sse.ldmxcsr(ptr %clx)",
+        "  br label %joined",
+        "joined:"]
+    share = "null"
+    if partial is None:  # chunks only share the work out: on one thread it is done whole
+        kernel += ["  store ptr null, ptr %clp",
+                   "  %many = icmp sgt i64 %t, 1",
+                   "  br i1 %many, label %parallel, label %whole",
+                   *go_parallel,
+                   "  ret void", "}"]
+    else:
+        acc_dt, combine, identity, out_dt, j = partial
+        acc, out = _LLVM[acc_dt], _LLVM[out_dt]
+        init = _const(identity, acc_dt)
+        if combine == "add":
+            step = f"  %snext = fadd {acc} %s, %x"
+        else:
+            name = f"llvm.{combine}.{_mt(acc_dt)}"
+            decls.add(f"declare {acc} @{name}({acc}, {acc})")
+            step = f"  %snext = call {acc} @{name}({acc} %s, {acc} %x)"
+        kernel += [f"  %parts = alloca {acc}, i64 %chunks, align 64",
+                   "  store ptr %parts, ptr %clp",
+                   "  %many = icmp sgt i64 %t, 1",
+                   "  br i1 %many, label %parallel, label %serial",
+                   "serial:",  # the same chunks, so the same bits, on one thread
+                   "  call void @chunks(ptr %cl)",
+                   "  br label %joined",
+                   *go_parallel,
+                   "  br i1 %bycols, label %combine, label %done",
+                   "combine:",  # the chunks' totals in chunk order
+                   "  %k = phi i64 [0, %joined], [%knext, %combine]",
+                   f"  %s = phi {acc} [{init}, %joined], [%snext, %combine]",
+                   f"  %xa = getelementptr {acc}, ptr %parts, i64 %k",
+                   f"  %x = load {acc}, ptr %xa",
+                   step,
+                   "  %knext = add i64 %k, 1",
+                   "  %kmore = icmp slt i64 %knext, %chunks",
+                   "  br i1 %kmore, label %combine, label %store",
+                   "store:",
+                   *([] if acc_dt == out_dt else [f"  %sout = fptrunc {acc} %snext to {out}"]),
+                   f"  %outp = getelementptr ptr, ptr %args, i64 {j}",
+                   "  %outb = load ptr, ptr %outp",
+                   f"  store {out} {'%snext' if acc_dt == out_dt else '%sout'}, ptr %outb",
+                   "  br label %done",
+                   "done:",
+                   "  ret void", "}"]
+        share = "%pshare"
+    chunks = [
+        "define internal void @chunks(ptr %cl) {",
+        "entry:",
+        "  %R = load i64, ptr %cl",
+        _field(1, "clc"), "  %C = load i64, ptr %clc",
+        _field(2, "cla"), "  %args = load ptr, ptr %cla",
+        _field(4, "clm"), "  %mode = load i64, ptr %clm",
+        _field(6, "cls"), "  %size = load i64, ptr %cls",
+        _field(7, "cln"), "  %chunks = load i64, ptr %cln",
+        _field(8, "cli"),
+        "  %bycols = icmp eq i64 %mode, 1",
+        "  %total = select i1 %bycols, i64 %C, i64 %R",
+        "  br label %take",
+        "take:",
+        "  %i = atomicrmw add ptr %cli, i64 1 monotonic",
+        "  %left = icmp ult i64 %i, %chunks",
+        "  br i1 %left, label %range, label %out",
+        "range:",
+        "  %lo = mul i64 %i, %size",
+        "  %end = add i64 %lo, %size",
+        "  %hi = call i64 @llvm.umin.i64(i64 %end, i64 %total)",
+        "  br i1 %bycols, label %cols, label %rows",
+        "rows:",
+        "  call void @body(i64 %C, ptr %args, i64 %lo, i64 %hi, i64 0, i64 %C, ptr null)",
+        "  br label %take",
+        "cols:",
+        *([] if partial is None else [
+            _field(3, "clp"), "  %parts = load ptr, ptr %clp",
+            f"  %pshare = getelementptr {_LLVM[partial[0]]}, ptr %parts, i64 %i"]),
+        f"  call void @body(i64 %C, ptr %args, i64 0, i64 %R, i64 %lo, i64 %hi, ptr {share})",
+        "  br label %take",
+        "out:",
+        "  ret void", "}"]
+    worker = [
+        "define internal void @worker(ptr %cl) {",
+        "entry:",
+        "  %saved = alloca i32",
+        "  call void @llvm.x86.sse.stmxcsr(ptr %saved)",
+        _field(5, "clx"),
+        "  call void @llvm.x86.sse.ldmxcsr(ptr %clx)",
+        "  call void @chunks(ptr %cl)",
+        "  call void @llvm.x86.sse.ldmxcsr(ptr %saved)",
+        "  ret void", "}"]
+    return chunks + [""] + worker + [""] + kernel
+
+
+def _ceil_div(name: str, a: str, b: str) -> list[str]:
+    """%{name} = ceil(a / b) for a >= 0, b > 0."""
+    return [f"  %{name}a = add i64 {a}, {b}", f"  %{name}b = sub i64 %{name}a, 1",
+            f"  %{name} = udiv i64 %{name}b, {b}"]
 
 
 def _mask(b: _Builder, left: str) -> str:
@@ -681,10 +895,10 @@ def _column_blocks(isa: Isa, decls: set, acc_dt: np.dtype, acc_t: str, acc_init:
     totals converted to the output dtype and stored)."""
     w, cb, acc = isa.lanes, COLUMN_BLOCK, _LLVM[acc_dt]
     size = _SIZE[acc_dt]
-    before = ["cblock:", "  %c0 = phi i64 [0, %entry], [%c0next, %bdone]",
+    before = ["cblock:", "  %c0 = phi i64 [%clo, %entry], [%c0next, %bdone]",
               f"  %c0cb = add i64 %c0, {cb}",
-              "  %cfull = icmp slt i64 %c0cb, %C",
-              "  %cend = select i1 %cfull, i64 %c0cb, i64 %C",
+              "  %cfull = icmp slt i64 %c0cb, %chi",
+              "  %cend = select i1 %cfull, i64 %c0cb, i64 %chi",
               "  %bw = sub i64 %cend, %c0",
               f"  %bwv = and i64 %bw, {-w}",
               "  %cv = add i64 %c0, %bwv",
@@ -697,7 +911,7 @@ def _column_blocks(isa: Isa, decls: set, acc_dt: np.dtype, acc_t: str, acc_init:
               "  %imore = icmp slt i64 %iinext, %bw",
               "  br i1 %imore, label %iloop, label %rowcheck",
               "rowcheck:",
-              "  %anyrow = icmp sgt i64 %R, 0",
+              "  %anyrow = icmp slt i64 %rlo, %rhi",
               "  br i1 %anyrow, label %row, label %flush"]
 
     def flush(masked: bool, suffix: str) -> list[str]:
@@ -730,7 +944,7 @@ def _column_blocks(isa: Isa, decls: set, acc_dt: np.dtype, acc_t: str, acc_init:
              "  br label %bdone",
              "bdone:",
              f"  %c0next = add i64 %c0, {cb}",
-             "  %bmore = icmp slt i64 %c0next, %C",
+             "  %bmore = icmp slt i64 %c0next, %chi",
              "  br i1 %bmore, label %cblock, label %exit"]
     return before, after
 

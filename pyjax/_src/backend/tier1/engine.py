@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import os
 import queue
 import threading
 import time
@@ -50,12 +51,13 @@ def _setup() -> Any:
         _unavailable = f"glibc's libmvec could not be loaded ({e})"
         return _unavailable
     features = llvm.get_host_cpu_features()
+    parallel = _load_gomp(llvm)
     if features.get("avx512f"):
-        isa = Isa(16, "_ZGVe")
+        isa = Isa(16, "_ZGVe", parallel)
     elif features.get("avx2") and features.get("fma"):
-        isa = Isa(8, "_ZGVd")
+        isa = Isa(8, "_ZGVd", parallel)
     else:
-        isa = Isa(4, "_ZGVb")
+        isa = Isa(4, "_ZGVb", parallel)
     target = llvm.Target.from_default_triple()
     cpu = llvm.get_host_cpu_name()
     machine = target.create_target_machine(
@@ -68,6 +70,49 @@ def _setup() -> Any:
     engine.set_object_cache(_object_compiled, _object_wanted)
     _target = (llvm, engine, isa, builder, tuning, _host(llvm, target.triple, cpu, features))
     return None
+
+
+#: what every parallel kernel reads on each call (codegen._parallel_ir): the most threads it
+#: splits over, and the fewest elements worth a thread of their own
+_controls = (ctypes.c_int64 * 2)(1, 1 << 15)
+#: why kernels run on one thread only, or None
+serial_reason: str | None = None
+
+
+def _load_gomp(llvm: Any) -> bool:
+    """Load libgomp (GOMP_parallel starts kernels' threads) and give the kernels the thread
+    controls; False, with `serial_reason` set, when it is missing."""
+    global serial_reason
+    path = ctypes.util.find_library("gomp") or "libgomp.so.1"
+    try:
+        ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+        llvm.load_library_permanently(path)
+    except OSError as e:
+        serial_reason = f"libgomp could not be loaded ({e})"
+        return False
+    address = ctypes.addressof(_controls)
+    llvm.add_symbol("pyjax_kernel_threads", address)
+    llvm.add_symbol("pyjax_kernel_grain", address + 8)
+    # PYJAX_KERNEL_THREADS and PYJAX_KERNEL_GRAIN (test switches) override the defaults
+    set_threads(int(os.environ.get("PYJAX_KERNEL_THREADS", 0)) or len(os.sched_getaffinity(0)),
+                int(os.environ.get("PYJAX_KERNEL_GRAIN", 0)) or None)
+    return True
+
+
+def set_threads(threads: int, grain: int | None = None) -> None:
+    """Let kernels split over at most `threads` threads, `grain` elements each at least."""
+    _controls[0] = max(1, threads)
+    if grain is not None:
+        _controls[1] = max(1, grain)
+
+
+def threads() -> tuple[int, int]:
+    """(most threads, fewest elements per thread) of a kernel call."""
+    return _controls[0], _controls[1]
+
+
+# libgomp's thread pool does not survive fork: a forked child runs kernels on one thread
+os.register_at_fork(after_in_child=lambda: set_threads(1))
 
 
 def _host(llvm: Any, triple: str, cpu: str, features: Any) -> str:

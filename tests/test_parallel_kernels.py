@@ -1,0 +1,110 @@
+"""Tier 1 kernels split over threads (libgomp inside the module): every way a kernel shares
+its rows or columns gives the one-thread result, flush-to-zero holds on every thread, and a
+forked child still runs kernels."""
+from __future__ import annotations
+
+import multiprocessing
+
+import numpy as np
+import pytest
+
+import pyjax
+import pyjax.numpy as jnp
+from pyjax._src.backend import tier0, tier1
+from pyjax._src.backend.tier1 import engine
+
+_REASON = tier1.reason() or engine.serial_reason
+pytestmark = pytest.mark.skipif(_REASON is not None, reason=f"no parallel kernels: {_REASON}")
+RNG = np.random.default_rng(16)
+
+
+def _native(f, args, threads: int, monkeypatch) -> list[np.ndarray]:
+    """f's results from tier 1 kernels allowed `threads` threads of one element at least."""
+    saved = engine.threads()
+    pyjax.clear_caches()
+    monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1)
+    monkeypatch.setattr(tier1, "ENABLED", True)
+    try:
+        pyjax.config.update("jax_compile_sync", True)
+        engine.set_threads(threads, 1)
+        compiled = pyjax.jit(f).lower(*args).compile()
+        assert any(isinstance(k, tier1.Kernel) for k in compiled._run.kernels.values())
+        out = compiled(*args)
+    finally:
+        engine.set_threads(*saved)
+        pyjax.config.update("jax_compile_sync", False)
+        pyjax.clear_caches()
+    return [np.asarray(o) for o in pyjax.tree.leaves(out)]
+
+
+_CASES = {
+    # one row: its columns are cut (a multiple of the vector width each, the last short)
+    "elementwise 1-d": (lambda x: jnp.tanh(x) * 2 + 1, [(1001,)]),
+    # more rows than threads: rows are cut
+    "elementwise rows": (lambda x: jnp.exp(x) - x, [(37, 29)]),
+    "row broadcast": (lambda x, r: x * r[:, None] + 1.0, [(13, 50), (13,)]),
+    # short rows are summed pairwise each on one thread; long rows accumulate in double
+    "short row sums": (lambda x: jnp.sum(x * 3.0, axis=1), [(11, 300)]),
+    "long row sums": (lambda x: jnp.sum(x * 3.0, axis=1), [(5, 20_000)]),
+    "row max": (lambda x: jnp.max(jnp.sin(x), axis=1), [(9, 77)]),
+    # over leading axes each thread totals its own columns, row after row
+    "column sums": (lambda x: jnp.sum(jnp.exp(x) * 2, axis=0), [(40, 1003)]),
+    "column min": (lambda x: jnp.min(x - 1.0, axis=0), [(6, 333)]),
+    "full max": (lambda x: jnp.max(jnp.abs(x) * 2), [(5000,)]),
+    # one long row: a partial total per chunk, added in chunk order whatever the threads
+    "one long sum": (lambda x: jnp.sum(jnp.tanh(x) ** 2), [(70_001,)]),
+}
+
+
+@pytest.mark.parametrize("threads", [2, 3, 7])
+@pytest.mark.parametrize("name", sorted(_CASES))
+def test_shared_kernel_has_one_thread_bits(name, threads, monkeypatch):
+    f, shapes = _CASES[name]
+    args = [RNG.standard_normal(s).astype(np.float32) for s in shapes]
+    one = _native(f, args, 1, monkeypatch)
+    many = _native(f, args, threads, monkeypatch)
+    for a, b in zip(one, many):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        assert a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_one_long_sum_combines_partial_totals(threads, monkeypatch):
+    """A single row's long sum is cut into chunks whose double totals are added in order: the
+    float32 result is the float64 sum rounded once (as tier 0 rounds it)."""
+    x = RNG.standard_normal(100_003).astype(np.float32)
+    f = lambda a: jnp.sum(jnp.tanh(a) ** 2)  # noqa: E731
+    (out,) = _native(f, [x], threads, monkeypatch)
+    ref = np.float32(np.sum(np.tanh(x.astype(np.float64)) ** 2))
+    assert out.dtype == np.float32
+    assert abs(float(out) - float(ref)) <= 2 * np.spacing(ref)
+
+
+def test_every_thread_flushes_subnormals(monkeypatch):
+    """MXCSR's flush-to-zero is per thread: each worker takes the caller's (JAX gives 0)."""
+    x = np.full(4099, 1e-10, np.float32)
+    (out,) = _native(lambda a: a * np.float32(1e-30), [x], 3, monkeypatch)
+    assert not out.any()
+
+
+def _child(queue) -> None:
+    pyjax.config.update("jax_compile_sync", True)
+    out = pyjax.jit(lambda a: jnp.exp(a) + 1)(np.zeros(1 << 18, np.float32))
+    queue.put(float(np.asarray(out).sum()))
+
+
+def test_forked_child_runs_kernels(monkeypatch):
+    """libgomp's threads are not in a forked child: kernels there run on one thread."""
+    _native(lambda a: jnp.exp(a) + 1, [np.zeros(1000, np.float32)], 2, monkeypatch)
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    saved = engine.threads()
+    engine.set_threads(2, 1)
+    try:
+        child = context.Process(target=_child, args=(queue,))
+        child.start()
+        child.join(timeout=120)
+    finally:
+        engine.set_threads(*saved)
+    assert child.exitcode == 0
+    assert queue.get(timeout=5) == 2.0 * (1 << 18)
