@@ -31,6 +31,8 @@ from pyjax._src.core.jaxpr import (
 from pyjax._src.core.primitive import Primitive
 from pyjax._src.core.trace import Tracer, trace_state, use_trace
 from pyjax._src.parallel.mesh import context_key as mesh_context_key
+from pyjax._src.parallel.propagation import output_shardings
+from pyjax._src.parallel.sharding import NamedSharding, placed
 from pyjax._src.transforms import ad, batching
 from pyjax._src.transforms.staging import (
     DebugInfo, abstractify, fun_sourceinfo, trace_to_jaxpr)
@@ -294,12 +296,23 @@ def _hashable_static(value: Any) -> _Static:
 class _Entry:
     """One cached trace: the jaxpr, its compiled form, and how to rebuild the output pytree."""
 
-    __slots__ = ("jaxpr", "run", "out_avals", "out_tree")
+    __slots__ = ("jaxpr", "run", "out_avals", "out_tree", "placements")
 
     def __init__(self, jaxpr: ClosedJaxpr, out_tree: Any):
         self.jaxpr, self.out_tree = jaxpr, out_tree
         self.out_avals = jaxpr.out_avals
         self.run = compile_jaxpr(jaxpr)
+        self.placements: dict = {}  # the arguments' shardings -> the results' (or None)
+
+    def place(self, leaves: list, results: list) -> list:
+        """`results` laid out as sharding propagation decides from the arguments' layouts."""
+        key = tuple(getattr(x, "_sharding", None) for x in leaves)
+        shardings = self.placements.get(key, False)
+        if shardings is False:
+            shardings = self.placements[key] = output_shardings(self.jaxpr, list(key))
+        if shardings is None:
+            return results
+        return [placed(r, s) if type(r) is ArrayImpl else r for r, s in zip(results, shardings)]
 
 
 _caches: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
@@ -425,12 +438,16 @@ class PjitFunction:
                     flush_off()
             else:
                 outs = entry.run(buffers)
+            placed = False
             for x in leaves:  # outputs that are views of a caller's NumPy argument are copied
                 if type(x) is not ArrayImpl:
                     outs = detach(outs, leaves, True)
                     break
-            return tree_unflatten(entry.out_tree,
-                                  [wrap(b, a) for b, a in zip(outs, entry.out_avals)])
+                placed = placed or type(getattr(x, "_sharding", None)) is NamedSharding
+            results = [wrap(b, a) for b, a in zip(outs, entry.out_avals)]
+            if placed:  # arguments laid out over a mesh: so are the results (propagation.py)
+                results = entry.place(leaves, results)
+            return tree_unflatten(entry.out_tree, results)
         return tree_unflatten(entry.out_tree, self._bind(entry, leaves))
 
     def _bind(self, entry: _Entry, operands: list) -> list:

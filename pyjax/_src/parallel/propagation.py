@@ -1,0 +1,223 @@
+"""Where jit's results live when its arguments are laid out over a mesh.
+
+A forward pass over the traced jaxpr gives every value a spec: per array axis, the mesh
+axes it is split over (a PartitionSpec entry) or None.  A rule per kind of primitive says how
+specs flow, as JAX decides for these operations (its sharding rules on Explicit mesh axes,
+GSPMD's propagation on Auto ones — the same answers for them): elementwise operations keep
+their operands' splits, reductions drop the reduced axes, `dot_general` keeps batch and free
+axes, transposes permute, a `shard_map` gives its `out_specs`, a sharding constraint or an
+`out_sharding=` its own.  Anything else is replicated.  The results are NamedShardings over
+the arguments' mesh: full-rank specs on an Explicit mesh (`P(None,)`), trailing Nones dropped
+on an Auto one (`P('x',)`, `P()`), as JAX prints them.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+from pyjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal
+from pyjax._src.parallel.mesh import AxisType
+from pyjax._src.parallel.sharding import NamedSharding, PartitionSpec
+
+Spec = tuple  # one entry per axis: None, a mesh axis name, or a tuple of names
+
+
+class _Given(tuple):
+    """A spec stated by the program (a shard_map's out_specs, a constraint): a result that is
+    this value keeps the PartitionSpec as written (`P('i', None)` stays so on an Auto mesh)."""
+
+    spec: PartitionSpec
+
+    def __new__(cls, spec: PartitionSpec, rank: int) -> "_Given":
+        out = super().__new__(cls, _spec_of(spec, rank))
+        out.spec = spec
+        return out
+
+
+def output_shardings(closed: ClosedJaxpr, in_shardings: list) -> list | None:
+    """The NamedSharding of each output of `closed` given its inputs' shardings (None for an
+    input with no mesh layout), or None when no input is laid out over a mesh (or inputs use
+    different meshes): the results then stay on the default device."""
+    meshes = {s.mesh for s in in_shardings if isinstance(s, NamedSharding)}
+    if len(meshes) != 1:
+        return None
+    (mesh,) = meshes
+    jaxpr = closed.jaxpr
+    specs = [_spec_of(s, len(v.aval.shape)) if isinstance(s, NamedSharding) else None
+             for s, v in zip(in_shardings, jaxpr.invars)]
+    outs = propagate(jaxpr, specs, dict(zip(mesh.axis_names, mesh.axis_sizes)))
+    explicit = any(t == AxisType.Explicit for t in getattr(mesh, "axis_types", ()))
+    return [NamedSharding(mesh, spec.spec if type(spec) is _Given
+                          else _partition_spec(spec, len(v.aval.shape), explicit))
+            for spec, v in zip(outs, jaxpr.outvars)]
+
+
+def propagate(jaxpr: Jaxpr, in_specs: list, sizes: dict) -> list:
+    """The spec of each output of `jaxpr` (None: nothing known, i.e. replicated); `sizes`:
+    the mesh's axis sizes."""
+    env: dict = dict(zip(jaxpr.invars, in_specs))
+
+    def read(v: Any) -> Spec | None:
+        return None if type(v) is Literal else env.get(v)
+
+    for eqn in jaxpr.eqns:
+        ins = [read(v) for v in eqn.invars]
+        rule = _RULES.get(eqn.primitive.name)
+        if any(s is not None for s in ins) or rule in _SOURCES:
+            outs = rule(eqn, ins, sizes) if rule is not None else [None] * len(eqn.outvars)
+        else:
+            outs = [None] * len(eqn.outvars)
+        given = eqn.params.get("out_sharding")
+        if given is not None:
+            outs = [_Given(getattr(given, "spec", given), len(eqn.outvars[0].aval.shape))]
+        for v, s in zip(eqn.outvars, outs):
+            env[v] = s
+    return [read(v) for v in jaxpr.outvars]
+
+
+def _spec_of(sharding: Any, rank: int) -> Spec:
+    """A NamedSharding's or PartitionSpec's entries, padded with None to `rank`."""
+    spec = sharding.spec if isinstance(sharding, NamedSharding) else sharding
+    parts = tuple(p if p != PartitionSpec.UNCONSTRAINED else None for p in spec.partitions)
+    return (parts + (None,) * rank)[:rank]
+
+
+def _partition_spec(spec: Spec | None, rank: int, explicit: bool) -> PartitionSpec:
+    parts = list(spec) if spec is not None else [None] * rank
+    if not explicit or not rank:
+        while parts and parts[-1] is None:
+            parts.pop()
+    return PartitionSpec(*parts)
+
+
+def _merge(eqn: Any, ins: list, sizes: dict) -> list:
+    """Elementwise (and concatenate): each axis split as the first operand of the result's
+    rank that splits it."""
+    rank = len(eqn.outvars[0].aval.shape)
+    out: list = [None] * rank
+    used: set = set()
+    for spec, v in zip(ins, eqn.invars):
+        if spec is None or len(spec) != rank:
+            continue
+        for i, entry in enumerate(spec):
+            if out[i] is None and entry is not None and not (_names(entry) & used):
+                out[i] = entry
+                used |= _names(entry)
+    return [tuple(out)] * len(eqn.outvars)
+
+
+def _names(entry: Any) -> set:
+    if entry is None:
+        return set()
+    return set(entry) if isinstance(entry, tuple) else {entry}
+
+
+def _broadcast_in_dim(eqn: Any, ins: list, sizes: dict) -> list:
+    shape, dims = eqn.params["shape"], eqn.params["broadcast_dimensions"]
+    operand = eqn.invars[0].aval.shape
+    out: list = [None] * len(shape)
+    if ins[0] is not None:
+        for i, d in enumerate(dims):
+            if operand[i] == shape[d]:
+                out[d] = ins[0][i]
+    return [tuple(out)]
+
+
+def _reduce(eqn: Any, ins: list, sizes: dict) -> list:
+    axes = set(eqn.params["axes"])
+    kept = tuple(e for i, e in enumerate(ins[0]) if i not in axes) if ins[0] else None
+    return [kept] * len(eqn.outvars)
+
+
+def _transpose(eqn: Any, ins: list, sizes: dict) -> list:
+    return [tuple(ins[0][p] for p in eqn.params["permutation"])]
+
+
+def _squeeze(eqn: Any, ins: list, sizes: dict) -> list:
+    rank = len(eqn.invars[0].aval.shape)
+    dropped = {d % rank for d in eqn.params["dimensions"]}
+    return [tuple(e for i, e in enumerate(ins[0]) if i not in dropped)]
+
+
+def _reshape(eqn: Any, ins: list, sizes: dict) -> list:
+    """Axes before the first changed size keep their splits; so does the first changed axis
+    when its new size still divides evenly (its pieces are the same runs of elements)."""
+    old, new = eqn.invars[0].aval.shape, eqn.params["new_sizes"]
+    spec = ins[0]
+    out: list = [None] * len(new)
+    k = 0
+    while k < min(len(old), len(new)) and old[k] == new[k]:
+        out[k] = spec[k]
+        k += 1
+    if (k < len(old) and k < len(new) and spec[k] is not None
+            and math.prod(old[:k]) == math.prod(new[:k])
+            and new[k] % math.prod(sizes[n] for n in _names(spec[k])) == 0):
+        out[k] = spec[k]
+    return [tuple(out)]
+
+
+def _same_size_axes(eqn: Any, ins: list, sizes: dict) -> list:
+    """slice, pad, rev, dynamic_slice ...: every axis keeps its split."""
+    return [ins[0]] + [None] * (len(eqn.outvars) - 1)
+
+
+def _dot_general(eqn: Any, ins: list, sizes: dict) -> list:
+    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+    lhs_rank, rhs_rank = (len(v.aval.shape) for v in eqn.invars)
+    lhs = ins[0] or (None,) * lhs_rank
+    rhs = ins[1] or (None,) * rhs_rank
+    batch = [lhs[a] if lhs[a] is not None else rhs[b] for a, b in zip(lb, rb)]
+    lhs_free = [lhs[i] for i in range(lhs_rank) if i not in lc and i not in lb]
+    rhs_free = [rhs[i] for i in range(rhs_rank) if i not in rc and i not in rb]
+    out, used = [], set()
+    for entry in batch + lhs_free + rhs_free:  # a mesh axis splits one result axis at most
+        if entry is not None and _names(entry) & used:
+            entry = None
+        used |= _names(entry)
+        out.append(entry)
+    return [tuple(out)]
+
+
+def _shard_map(eqn: Any, ins: list, sizes: dict) -> list:
+    specs = eqn.params["out_specs"]
+    return [_Given(s, len(v.aval.shape)) for s, v in zip(specs, eqn.outvars)]
+
+
+def _constraint(eqn: Any, ins: list, sizes: dict) -> list:
+    sharding = eqn.params["sharding"]
+    return [_Given(getattr(sharding, "spec", sharding), len(eqn.outvars[0].aval.shape))]
+
+
+def _nested(eqn: Any, ins: list, sizes: dict) -> list:
+    """A nested jit (or custom-derivative call, checkpoint): its own jaxpr, propagated."""
+    inner = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr")
+    inner = getattr(inner, "jaxpr", inner)
+    if not isinstance(inner, Jaxpr) or len(inner.invars) != len(ins):
+        return [None] * len(eqn.outvars)
+    return propagate(inner, ins, sizes)
+
+
+_ELEMENTWISE = (
+    "add", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2", "nextafter", "and", "or",
+    "xor", "eq", "ne", "lt", "le", "gt", "ge", "neg", "sign", "floor", "ceil", "round",
+    "is_finite", "exp", "exp2", "log", "log1p", "expm1", "tanh", "logistic", "sin", "cos",
+    "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "sqrt", "rsqrt",
+    "cbrt", "abs", "not", "square", "erf", "erfc", "erf_inv", "lgamma", "digamma",
+    "integer_pow", "select_n", "clamp", "convert_element_type", "fused_multiply_add",
+    "add_any", "shift_left", "shift_right_logical", "shift_right_arithmetic",
+    "population_count", "clz", "real", "imag", "conj", "complex", "copy",
+    "stop_gradient", "reduce_precision", "bitcast_convert_type", "cumsum", "cumprod",
+    "cummax", "cummin", "cumlogsumexp")
+_RULES: dict[str, Callable] = {
+    **dict.fromkeys(_ELEMENTWISE, _merge),
+    **dict.fromkeys(("reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and",
+                     "reduce_or", "reduce_xor", "argmax", "argmin"), _reduce),
+    **dict.fromkeys(("slice", "pad", "rev", "dynamic_slice", "dynamic_update_slice"),
+                    _same_size_axes),
+    "broadcast_in_dim": _broadcast_in_dim, "transpose": _transpose, "squeeze": _squeeze,
+    "reshape": _reshape, "concatenate": _merge, "dot_general": _dot_general,
+    "shard_map": _shard_map, "sharding_constraint": _constraint,
+    **dict.fromkeys(("jit", "checkpoint", "custom_jvp_call", "custom_vjp_call"), _nested),
+}
+#: rules that give a layout even when no operand has one
+_SOURCES = {_shard_map, _constraint}
