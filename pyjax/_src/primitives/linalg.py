@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from pyjax._src.backend.tier1 import small_linalg
+from pyjax._src.backend.tier1 import small_lapack, small_linalg
 from pyjax._src.core.trace_state import note_side_effect
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
@@ -260,6 +260,11 @@ _SMALL = 16
 
 def _nan_like(x: np.ndarray) -> np.ndarray:
     return np.full(x.shape, np.nan, x.dtype)
+
+
+def _failed_like(x: np.ndarray) -> np.ndarray:
+    """What JAX leaves for a failed svd/eigh: NaNs, NaN + NaN j where complex."""
+    return np.full(x.shape, complex(np.nan, np.nan) if _is_complex(x) else np.nan, x.dtype)
 
 
 def _gufunc(name: str, x: np.ndarray, outs: str) -> tuple[list, bool]:
@@ -689,17 +694,21 @@ def _eigh_impl(a: np.ndarray, *, lower: bool, sort_eigenvalues: bool, subset_by_
     if n == 0:
         return a.copy(), np.zeros((0,), _real_dtype(a.dtype))
     w, v, info = fn(a, compute_v=1, lower=int(lower))
-    return (v, w) if info == 0 else (_nan_like(v), _nan_like(w))
+    return (v, w) if info == 0 else (_failed_like(v), _failed_like(w))
 
 
 def _eigh_batched(a: np.ndarray, *, lower: bool, sort_eigenvalues: bool,
                   subset_by_index: Any, algorithm: Any) -> list | None:
-    """A batch of small matrices at once with NumPy's syevd/heevd gufunc."""
+    """A batch of small matrices at once: syevd/heevd in a native loop over the batch on
+    every core (tier1/small_lapack.py) once built, else NumPy's syevd/heevd gufunc."""
     n = a.shape[-1]
     if (a.dtype not in _LAPACK_DTYPES or not 0 < n <= _SMALL or algorithm not in
             (None, EighImplementation.QR)
             or not (subset_by_index is None or tuple(subset_by_index) == (0, n))):
         return None
+    native = small_lapack.eigh(a, lower)
+    if native is not None:
+        return native
     params = dict(lower=lower, sort_eigenvalues=sort_eigenvalues,
                   subset_by_index=subset_by_index, algorithm=algorithm)
     outs, failed = _gufunc("eigh_lo" if lower else "eigh_up", a, "rc")
@@ -788,20 +797,26 @@ def _svd_impl(a: np.ndarray, *, full_matrices: bool, compute_uv: bool, subset_by
         return s, u, vt
     u, s, vt, info = fn(a, compute_uv=int(compute_uv), full_matrices=int(full_matrices))
     if info != 0:
-        u, s, vt = _nan_like(u), _nan_like(s), _nan_like(vt)
+        u, s, vt = _failed_like(u), _failed_like(s), _failed_like(vt)
     return (s, u, vt) if compute_uv else (s,)
 
 
 def _svd_batched(a: np.ndarray, *, full_matrices: bool, compute_uv: bool,
                  subset_by_index: Any, algorithm: Any) -> list | None:
-    """A batch at once with NumPy's gesdd gufuncs: singular values of any size; the vectors
-    only of small matrices (larger ones may differ from SciPy's in the last bits)."""
+    """A batch at once: gesdd in a native loop over the batch on every core
+    (tier1/small_lapack.py) for small matrices once built, else NumPy's gesdd gufuncs:
+    singular values of any size; the vectors only of small matrices (larger ones may differ
+    from SciPy's in the last bits)."""
     m, n = a.shape[-2:]
     if (a.dtype not in _LAPACK_DTYPES or m == 0 or n == 0
             or (compute_uv and max(m, n) > _SMALL)
             or algorithm not in (None, SvdAlgorithm.DEFAULT, SvdAlgorithm.DIVIDE_AND_CONQUER)
             or not (subset_by_index is None or tuple(subset_by_index) == (0, min(m, n)))):
         return None
+    if max(m, n) <= _SMALL:
+        native = small_lapack.svd(a, full_matrices, compute_uv)
+        if native is not None:
+            return native
     params = dict(full_matrices=full_matrices, compute_uv=compute_uv,
                   subset_by_index=subset_by_index, algorithm=algorithm)
     outs, failed = (_gufunc("svd_f" if full_matrices else "svd_s", a, "crc") if compute_uv
