@@ -40,10 +40,6 @@ VMA_TYPES = ("under check_vma JAX's type of a shard_map value names the manual a
              "over (`float32[3]{V:i}`, `jax.typeof(x).manual_axis_type`, and `pvary` equations "
              "in jaxprs): a field of the aval that pyjax's ShapedArray does not have; pyjax "
              "tracks varying axes beside the values (vma.py) instead")
-CONTEXT_MESH = ("an array computed while a mesh is set (`jax.set_mesh`) is laid out on it in "
-                "JAX (NamedSharding(mesh, P()) on Auto axes, P(None, ...) on Explicit ones); "
-                "pyjax's eager results keep SingleDeviceSharding (the context mesh would have "
-                "to be stamped on every result in core dispatch)")
 INFER_UNDER_JIT = ("shard_map without in_specs under jit reads each argument's sharding from "
                    "its type; pyjax's tracers carry no sharding (shardings in avals), so the "
                    "parameters sharded P('batch') are taken as replicated")
@@ -53,8 +49,6 @@ GAPS = {
     **{("sharded_computation", c): EXPLICIT_TYPES for c in ("sc13", "sc14", "sc22")},
     **{("shard_map", c): VMA_TYPES for c in ("sm18", "sm19", "sm21")},
     ("shard_map", "sm22"): EXPLICIT_TYPES + "; " + VMA_TYPES,
-    **{("shard_map", c): CONTEXT_MESH for c in ("sm11", "sm12", "sm16", "sm23", "sm24", "sm27",
-                                                 "sm30", "sm32", "sm35", "sm36", "sm55")},
     ("shard_map", "sm60"): INFER_UNDER_JIT,
 }
 

@@ -69,3 +69,33 @@ def test_jit_result_sharding(case):
 
 def test_unsharded_arguments_stay_on_the_default_device():
     assert _results()["unsharded"]["shardings"][0].startswith("SingleDeviceSharding")
+
+
+def test_arrays_computed_under_a_mesh_live_on_it():
+    """Under `set_mesh` new arrays are laid out on the mesh, replicated (JAX's P(None,) on
+    Explicit axes, P() on Auto ones), in this thread only, and no longer after leaving."""
+    import threading
+
+    import numpy as np
+
+    import pyjax
+    import pyjax.numpy as jnp
+    from pyjax.sharding import AxisType, NamedSharding, PartitionSpec as P
+    explicit = pyjax.make_mesh((1,), ("x",), axis_types=(AxisType.Explicit,))
+    auto = pyjax.make_mesh((1,), ("x",), axis_types=(AxisType.Auto,))
+    elsewhere = []
+    with pyjax.set_mesh(explicit):
+        x = jnp.arange(3.0)
+        y = pyjax.jit(lambda v: v * 2)(x)
+        thread = threading.Thread(target=lambda: elsewhere.append(jnp.ones(2).sharding))
+        thread.start()
+        thread.join()
+    with pyjax.set_mesh(auto):
+        z = jnp.zeros((2, 2)) + 1
+    after = jnp.arange(3.0)
+    assert x.sharding == NamedSharding(explicit, P(None)) and str(x.sharding.spec) == "P(None,)"
+    assert y.sharding == NamedSharding(explicit, P(None))
+    assert z.sharding == NamedSharding(auto, P())
+    assert type(elsewhere[0]).__name__ == "SingleDeviceSharding"
+    assert type(after.sharding).__name__ == "SingleDeviceSharding"
+    np.testing.assert_array_equal(np.asarray(y), [0.0, 2.0, 4.0])

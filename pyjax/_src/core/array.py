@@ -15,6 +15,10 @@ from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.trace_state import trace_state
 
+#: set while some thread has a mesh in context (`jax.set_mesh`: parallel/mesh.py): lays a new
+#: array out on that thread's mesh, as JAX does with arrays computed under it
+layout_hook: Any = None
+
 
 def read_only_view(buf: np.ndarray) -> np.ndarray:
     """`buf`'s memory as an ndarray that cannot be made writeable (its base is a read-only
@@ -44,6 +48,8 @@ class ArrayImpl(Array):
         self._weak = weak
         if trace_state.trace is not None:  # a constant made while tracing (see made_in_trace)
             self._in_trace = True
+        if layout_hook is not None:  # a mesh is set somewhere: laid out on this thread's
+            layout_hook(self)
 
     def made_in_trace(self) -> bool:
         """Whether this array was made while a function was being traced (a constant such

@@ -20,6 +20,7 @@ from pyjax._src.core.array import Array, ArrayImpl
 from pyjax._src.core.trace import Tracer
 from pyjax._src.numpy import ufuncs
 from pyjax._src.parallel.placement import place_created, with_out_sharding
+from pyjax._src.parallel.sharding import unplaced
 from pyjax._src.numpy import util
 from pyjax._src.backend.eager_plans import planned
 from pyjax._src.numpy.util import canonicalize_axis, check_arraylike, staged_as_jit
@@ -106,6 +107,7 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
                 and (dtype is None or np.dtype(dtype) == object.dtype)):
             # as in JAX: checked, but a NumPy array taken without a copy is left unplaced
             place_created(None, None, out_sharding, "jnp.array")
+            return unplaced(array(object, dtype, copy, order, ndmin))
         else:
             return place_created(array(object, dtype, copy, order, ndmin), device, out_sharding,
                                  "jnp.array")

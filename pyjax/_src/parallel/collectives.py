@@ -707,11 +707,12 @@ def _constraint_eager(prim: Primitive, args: tuple, params: dict) -> Any:
     out = apply_primitive(prim, args, params)
     sharding = params["sharding"]
     if not sharding._is_concrete:
-        if not isinstance(out.sharding, NamedSharding):
+        given = getattr(args[0], "sharding", None)
+        if not isinstance(given, NamedSharding):
             raise TypeError(
                 "The sharding on the input must be a `NamedSharding` since the target sharding "
                 "has an `AbstractMesh` in it. Got sharding type "
-                f"{type(out.sharding)} for shape {out.aval.str_short()}")
+                f"{type(given)} for shape {out.aval.str_short()}")
         return out
     if params["unconstrained_dims"]:  # partly left to the partitioner: no layout to check
         return out

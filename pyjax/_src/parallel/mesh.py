@@ -18,6 +18,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from pyjax._src.core import array as array_lib
+
 
 class AxisType(enum.Enum):
     """How a mesh axis is partitioned: Auto (by the compiler), Explicit (in the array types),
@@ -321,6 +323,7 @@ class _MeshState(threading.local):
         self.abstract: AbstractMesh = EMPTY_ABSTRACT_MESH
         self.resource_stack: list[Mesh] = []
         self.key = 0  # `context_key()`: a small int naming the three
+        self.counted = False  # counted in _threads_with_mesh
 
 
 _state = _MeshState()
@@ -331,11 +334,36 @@ _context_keys_lock = threading.Lock()
 
 def _rekey() -> None:
     """Name this thread's mesh context anew after a change (hashing meshes here, once, keeps
-    `context_key` a plain attribute read)."""
+    `context_key` a plain attribute read), and count the threads with a mesh set."""
     context = (_state.concrete, _state.abstract,
                _state.resource_stack[-1] if _state.resource_stack else EMPTY_MESH)
     with _context_keys_lock:
         _state.key = _context_keys.setdefault(context, len(_context_keys))
+        has_mesh = not _state.concrete.empty
+        if has_mesh != _state.counted:
+            global _threads_with_mesh
+            _state.counted = has_mesh
+            _threads_with_mesh += 1 if has_mesh else -1
+            array_lib.layout_hook = _lay_out if _threads_with_mesh else None
+
+
+#: threads whose `set_mesh` context holds a concrete mesh
+_threads_with_mesh = 0
+
+
+def _lay_out(x: Any) -> None:
+    """New arrays computed under a concrete mesh live on it, replicated: P() on Auto axes,
+    P(None, ...) when an axis is Explicit (JAX's default for such arrays)."""
+    mesh = _state.concrete
+    if not mesh.empty:
+        x._sharding = _replicated(mesh, x._buf.ndim)
+
+
+@functools.lru_cache(maxsize=256)
+def _replicated(mesh: Mesh, rank: int) -> Any:
+    from pyjax._src.parallel.sharding import NamedSharding, PartitionSpec
+    explicit = any(t == AxisType.Explicit for t in mesh.axis_types)
+    return NamedSharding(mesh, PartitionSpec(*([None] * rank if explicit else [])))
 
 
 def context_key() -> int:

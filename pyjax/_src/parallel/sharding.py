@@ -676,6 +676,14 @@ def placed(x: Any, sharding: Sharding) -> Any:
     return out
 
 
+def unplaced(x: Any) -> Any:
+    """`x` held by the default device, even if made under a mesh (`set_mesh` lays new arrays
+    out on it: parallel/mesh.py), where JAX leaves such an array unplaced."""
+    if hasattr(x, "_sharding"):
+        del x._sharding
+    return x
+
+
 def shards_of(x: Any) -> list[Shard]:
     """The addressable shards of the concrete array `x`: per device its slice (a view of the
     one host buffer), an array committed to that device."""
