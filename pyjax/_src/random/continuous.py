@@ -14,7 +14,9 @@ import pyjax.numpy as jnp
 from pyjax import lax
 from pyjax._src.core import dtypes
 from pyjax._src.core.trace import Tracer
+from pyjax._src.core.trace_state import trace_state
 from pyjax._src.numpy.util import promote_dtypes_inexact
+from pyjax._src.random import fast
 from pyjax._src.random.base import (
     UINT_DTYPES, broadcast_shapes, broadcast_to_rank, canonicalize_shape, check_prng_key,
     check_shape, float_dtype, random_bits, sampler_args, shape_or_broadcast, split_typed, unpack)
@@ -33,9 +35,13 @@ def _const(dtype: np.dtype, value: Any) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 
 @with_out_sharding("uniform")
-def uniform(key: Any, shape: Any = (), dtype: Any = None, minval: Any = 0.,
-            maxval: Any = 1.) -> Any:
+def uniform(key: Any, shape: Any = (), dtype: Any = None, minval: Any = fast.DEFAULT_MIN,
+            maxval: Any = fast.DEFAULT_MAX) -> Any:
     """Uniform floats in [minval, maxval)."""
+    if trace_state.trace is None:  # eager, with a concrete key: straight NumPy (fast.py)
+        out = fast.uniform(key, shape, dtype, minval, maxval)
+        if out is not None:
+            return out
     key, _ = check_prng_key("uniform", key)
     dtype = float_dtype("uniform", dtype)
     return _uniform(key, minval, maxval, shape=canonicalize_shape(shape), dtype=dtype)
@@ -71,6 +77,10 @@ def _uniform(key: Any, minval: Any, maxval: Any, shape: Shape, dtype: np.dtype) 
 @with_out_sharding("normal")
 def normal(key: Any, shape: Any = (), dtype: Any = None) -> Any:
     """Standard normal floats (complex: independent real and imaginary parts, variance 1)."""
+    if trace_state.trace is None:  # eager, with a concrete key: straight NumPy (fast.py)
+        out = fast.normal(key, shape, dtype)
+        if out is not None:
+            return out
     key, _ = check_prng_key("normal", key)
     shape = canonicalize_shape(shape)
     dtype = float_dtype("normal", dtype, "float or complex")

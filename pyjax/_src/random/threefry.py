@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from pyjax._src.backend.tier1 import threefry as native
 from pyjax._src.config import config
 from pyjax._src.primitives.prng import threefry2x32_impl
 from pyjax._src.random.keys import PRNGImpl, register_prng
@@ -118,13 +119,26 @@ def threefry_random_bits(keys: np.ndarray, bit_width: int, shape: tuple[int, ...
         raise TypeError("requires 8-, 16-, 32- or 64-bit field width.")
     if not config.threefry_partitionable:
         return _random_bits_original(keys, bit_width, tuple(shape))
-    if math.prod(shape) > 2 ** 64:
+    size = math.prod(shape)
+    if size > 2 ** 64:
         raise NotImplementedError("random bits array of size exceeding 2 ** 64")
+    if keys.shape == (2,) and size <= 2 ** 32:  # one key: the native kernel, once compiled
+        bits = single_key_bits(keys, bit_width, size)
+        if bits is not None:
+            return bits.reshape(shape)
     high, low = _hash_counters(keys, tuple(shape))
     if bit_width == 64:
         return (high.astype(np.uint64) << np.uint64(32)) | low
     high ^= low
     return high if bit_width == 32 else high.astype(_BITS_DTYPES[bit_width])
+
+
+def single_key_bits(key: np.ndarray, bit_width: int, size: int) -> np.ndarray | None:
+    """`threefry_random_bits` of one key (uint32[2]) as a flat array of `size` <= 2**32 words,
+    by the native random-bits kernel; None while it is not compiled (or tier 1 is off)."""
+    if key.dtype != _U32 or not key.flags.c_contiguous:
+        key = np.ascontiguousarray(key, _U32)
+    return native.random_bits(key, bit_width, size)
 
 
 threefry_prng_impl = PRNGImpl(key_shape=(2,), seed=threefry_seed, split=threefry_split,
