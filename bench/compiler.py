@@ -1,162 +1,506 @@
-"""The jit compiler's tiers against JAX, in one run.
+"""The jit compiler against NumPy and JAX on issue 14's workloads, in one run.
 
-    .venv/bin/python bench/compiler.py                       # pyjax tier 0 / tier 1
-    PYTHONPATH=/work/main /work/oracle/bin/python bench/compiler.py   # ... and JAX
+    PYTHONPATH=. /work/oracle/bin/python bench/compiler.py      # tier 0, tier 1, NumPy, JAX
+    PYTHONPATH=. .venv/bin/python bench/compiler.py --quick     # small sizes (JAX optional)
 
-For each workload: first-call ms (trace + compile + run; tier 1 compiled synchronously) and
-steady ms (median) for pyjax without fusion (one NumPy call per equation), tier 0 (fused,
-blockwise NumPy), tier 1 (llvmlite kernels) and JAX when importable; ratios are tier 1 / JAX.
-Also the peak-RSS growth of selu on 50M floats (resource.getrusage) per tier.
+Each column runs in a fresh process: pyjax tier 0 (PYJAX_TIER1=off: fused clusters as
+blockwise NumPy), pyjax tier 1 (llvmlite kernels), plain NumPy float32 where the computation
+has a natural NumPy form, and JAX when it is importable.  Per workload: the first call (ms) of
+a fresh function (caches cleared, a new closure jitted; pyjax compiles its kernels before the
+call, `jax_compile_sync`) and the median steady call (ms; µs for the jit call overhead row).
+Ratios are tier 1 / JAX, checked against issue 14's targets; each column's results are checked
+against JAX's (or NumPy's) values.  Last, the peak-RSS growth of jit(selu) on 50M floats
+(resource.getrusage), one fresh process per column.
+
+pyjax keeps native kernels on disk under `jax_compilation_cache_dir`; it is off unless
+JAX_COMPILATION_CACHE_DIR is set (JAX reads it too), and, as in JAX, entries that compiled in
+under JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS (1 s) are not written: set it to 0 and run
+twice for warm first calls.  The output says whether the cache was warm.
 """
 from __future__ import annotations
 
+import argparse
+import json
+import math
 import os
 import platform
-import resource
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any, Callable
 
 # bench/ holds scripts named like standard modules (random.py): keep it off the import path
-sys.path = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(
-    os.path.abspath(__file__))]
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
 
 import numpy as np  # noqa: E402
 
-N_STEADY = 15
+ROOT = os.path.dirname(_HERE)
+FIRST_TARGET = 0.2  # first calls, tier 1 / JAX
 
 
-def _workloads(jnp, nn):
-    rng = np.random.default_rng(0)
-    x1m = rng.standard_normal(1_000_000).astype(np.float32)
-    x10m = rng.standard_normal(10_000_000).astype(np.float32)
-    big = rng.standard_normal((4096, 1024)).astype(np.float32)
-    w1 = (rng.standard_normal((784, 512)) * 0.05).astype(np.float32)
-    w2 = (rng.standard_normal((512, 512)) * 0.05).astype(np.float32)
-    w3 = (rng.standard_normal((512, 10)) * 0.05).astype(np.float32)
-    xb = rng.standard_normal((128, 784)).astype(np.float32)
-    yb = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 128)]
+# ---- the workloads: each written once against `jax` (pyjax, JAX, or NumPy posing as jnp) ----
 
-    def selu(x):
-        return 1.0507 * jnp.where(x > 0, x, 1.67326 * jnp.exp(x) - 1.67326)
+def _softmax(jnp: Any, x: Any) -> Any:
+    """softmax over the last axis, max-subtracted."""
+    m = jnp.max(x, axis=-1, keepdims=True)
+    e = jnp.exp(x - m)
+    return e / jnp.sum(e, axis=-1, keepdims=True)
 
-    def tanh_sum(x, w, b):
-        return jnp.sum(jnp.tanh(x * w + b) ** 2)
 
-    def softmax(x):
-        m = jnp.max(x, axis=-1, keepdims=True)
-        e = jnp.exp(x - m)
-        return e / jnp.sum(e, -1, keepdims=True)
+def _gelu(jnp: Any, x: Any) -> Any:
+    """GELU's tanh form, as jax.nn.gelu(approximate=True) computes it."""
+    return 0.5 * x * (1.0 + jnp.tanh(0.7978845608 * (x + 0.044715 * x * x * x)))
 
-    def layernorm(x):
+
+def _attention(jnp: Any, w: Any, x: Any) -> Any:
+    """One head over x (batch, seq, d): projections, softmax(q kᵀ/√d) v, output projection."""
+    wq, wk, wv, wo = w
+    q, k, v = x @ wq, x @ wk, x @ wv
+    p = _softmax(jnp, q @ jnp.swapaxes(k, -1, -2) * (1.0 / math.sqrt(x.shape[-1])))
+    return (p @ v) @ wo
+
+
+def selu(jax: Any, d: dict) -> tuple:
+    """selu over 1M floats: a short fused elementwise chain."""
+    jnp = jax.numpy
+    return (lambda x: 1.0507 * jnp.where(x > 0, x, 1.67326 * jnp.exp(x) - 1.67326)), (d["x1m"],)
+
+
+def sin_cos(jax: Any, d: dict) -> tuple:
+    """sin(10·exp(x))·cos(x²+1) over 50M floats: transcendental-bound."""
+    jnp = jax.numpy
+    return (lambda x: jnp.sin(10.0 * jnp.exp(x)) * jnp.cos(x * x + 1.0)), (d["x50m"],)
+
+
+def tanh_sum(jax: Any, d: dict) -> tuple:
+    """Σ tanh(x·w+b)² over 10M floats: elementwise chain ending in a full reduction."""
+    jnp = jax.numpy
+    return (lambda x, w, b: jnp.sum(jnp.tanh(x * w + b) ** 2)), (d["x10m"], d["w"], d["b"])
+
+
+def softmax(jax: Any, d: dict) -> tuple:
+    """softmax over the last axis of (4096, 1024)."""
+    return (lambda x: _softmax(jax.numpy, x)), (d["big"],)
+
+
+def layernorm(jax: Any, d: dict) -> tuple:
+    """layer normalisation (no scale/shift) over the last axis of (4096, 1024)."""
+    jnp = jax.numpy
+
+    def f(x):
         mu = x.mean(-1, keepdims=True)
         v = ((x - mu) ** 2).mean(-1, keepdims=True)
         return (x - mu) / jnp.sqrt(v + 1e-5)
+    return f, (d["big"],)
+
+
+def gelu_block(jax: Any, d: dict) -> tuple:
+    """x @ W1 + b1 → gelu (tanh form) → @ W2 + b2, forward: matmuls with fused epilogues."""
+    return (lambda x, w1, b1, w2, b2: _gelu(jax.numpy, x @ w1 + b1) @ w2 + b2), d["gelu"]
+
+
+def mlp_step(jax: Any, d: dict) -> tuple:
+    """value_and_grad of a 784-512-512-10 relu MLP's cross-entropy, batch 128."""
+    jnp, nn = jax.numpy, jax.nn
 
     def loss(params, x, y):
         a, b, c = params
-        h = nn.relu(x @ a)
-        h = nn.relu(h @ b)
+        h = nn.relu(nn.relu(x @ a) @ b)
         return -jnp.mean(jnp.sum(nn.log_softmax(h @ c) * y, -1))
-
-    return [("selu 1M", selu, (x1m,), False),
-            ("sum tanh(xw+b)^2 10M", tanh_sum, (x10m, np.float32(0.5), np.float32(0.1)), False),
-            ("softmax 4096x1024", softmax, (big,), False),
-            ("layernorm 4096x1024", layernorm, (big,), False),
-            ("MLP train step", loss, ((w1, w2, w3), xb, yb), True)]
+    return jax.value_and_grad(loss), d["mlp"]
 
 
-def _time(fn, args, block):
+def deep_mlp(depth: int) -> Callable[[Any, dict], tuple]:
+    """The builder of a grad step of a width-256 tanh MLP `depth` layers deep, batch 64."""
+    def build(jax: Any, d: dict) -> tuple:
+        """grad of mean(out²) w.r.t. every layer's weights and biases."""
+        jnp = jax.numpy
+
+        def loss(params, x):
+            for w, b in params:
+                x = jnp.tanh(x @ w + b)
+            return jnp.mean(x * x)
+        return jax.grad(loss), (d["deep"][:depth], d["x64"])
+    return build
+
+
+def scatter_add(jax: Any, d: dict) -> tuple:
+    """x.at[idx].add(v): 1M values into 10M."""
+    return (lambda x, i, v: x.at[i].add(v)), d["scatter"]
+
+
+def scatter_add_numpy(d: dict) -> tuple:
+    """np.add.at into a copy (jit without donation copies too)."""
+    def f(x, i, v):
+        out = x.copy()
+        np.add.at(out, i, v)
+        return out
+    return f, d["scatter"]
+
+
+def normal(jax: Any, d: dict) -> tuple:
+    """random.normal(key, (10M,)) float32: threefry bits, then erf_inv."""
+    n = d["n_normal"]
+    return (lambda key: jax.random.normal(key, (n,))), (jax.random.key(0),)
+
+
+def normal_numpy(d: dict) -> tuple:
+    """NumPy's generator (a different algorithm: ziggurat on PCG64)."""
+    rng = np.random.default_rng(0)
+    n = d["n_normal"]
+    return (lambda: rng.standard_normal(n, dtype=np.float32)), ()
+
+
+def attention(jax: Any, d: dict) -> tuple:
+    """one attention head: q/k/v projections, softmax(q kᵀ/√d) v, output projection."""
+    return (lambda w, x: _attention(jax.numpy, w, x)), d["attn"]
+
+
+def attention_grad(jax: Any, d: dict) -> tuple:
+    """grad of the attention block's sum w.r.t. its four weight matrices."""
+    return jax.grad(lambda w, x: _attention(jax.numpy, w, x).sum()), d["attn"]
+
+
+def jit_call(jax: Any, d: dict) -> tuple:
+    """a cached jitted `x + 1` on a float32 scalar: the per-call dispatch overhead."""
+    return (lambda x: x + 1), (np.array(1.0, np.float32),)
+
+
+def _on_numpy(build: Callable[[Any, dict], tuple]) -> Callable[[dict], tuple]:
+    """The NumPy form of a workload written against jnp: the same function on np."""
+    return lambda d: build(SimpleNamespace(numpy=np), d)
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    build: Callable[[Any, dict], tuple]  # (jax module, data) -> (function to jit, args)
+    numpy: Callable[[dict], tuple] | None  # data -> (NumPy function, args); None: no natural one
+    target: float | None  # the issue's bound on steady tier 1 / JAX
+    repeat: int = 9  # steady calls timed (the median is reported)
+    calls: int = 1  # calls per timed sample (the jit call overhead: many)
+    same_as_numpy: bool = True  # False: NumPy computes other values (its own random generator)
+
+
+WORKLOADS = [
+    Workload("selu 1M", selu, _on_numpy(selu), 0.6),
+    Workload("sin(10e^x)cos(x²+1) 50M", sin_cos, _on_numpy(sin_cos), 0.2, repeat=3),
+    Workload("Σtanh(xw+b)² 10M", tanh_sum, _on_numpy(tanh_sum), 0.7, repeat=5),
+    Workload("softmax 4096x1024", softmax, _on_numpy(softmax), 1.0),
+    Workload("layernorm 4096x1024", layernorm, _on_numpy(layernorm), 1.0),
+    Workload("GELU MLP block fwd", gelu_block, _on_numpy(gelu_block), None, repeat=5),
+    Workload("MLP 784-512-512-10 step", mlp_step, None, 1.0),
+    Workload("MLP w256 depth 2 grad", deep_mlp(2), None, 1.0),
+    Workload("MLP w256 depth 8 grad", deep_mlp(8), None, 1.0),
+    Workload("MLP w256 depth 32 grad", deep_mlp(32), None, 1.0, repeat=7),
+    Workload("scatter-add 1M into 10M", scatter_add, scatter_add_numpy, 1.0, repeat=5),
+    Workload("random.normal 10M", normal, normal_numpy, 1.0, repeat=3, same_as_numpy=False),
+    Workload("attention fwd", attention, _on_numpy(attention), 1.0, repeat=7),
+    Workload("attention grad", attention_grad, None, 1.0, repeat=5),
+    Workload("jit call x+1 [µs]", jit_call, None, 0.4, repeat=7, calls=2000),
+]
+
+
+#: sizes (full, quick): elementwise lengths, softmax rows, GELU (batch, width, hidden), heads' batch
+SIZES = {False: dict(n1m=1_000_000, n50m=50_000_000, n10m=10_000_000, rows=4096,
+                     gelu=(512, 1024, 4096), attn_batch=8),
+         True: dict(n1m=65_536, n50m=1_000_000, n10m=500_000, rows=256,
+                    gelu=(128, 256, 1024), attn_batch=2)}
+
+
+def make_data(quick: bool) -> dict:
+    """Every workload's float32 inputs (seeded); `quick` shrinks the large ones."""
+    rng = np.random.default_rng(0)
+    s = SIZES[quick]
+
+    def normal_(*shape: int, scale: float = 1.0) -> np.ndarray:
+        return rng.standard_normal(shape, dtype=np.float32) * np.float32(scale)
+
+    n10m, (batch, width, hidden) = s["n10m"], s["gelu"]
+    return {
+        "x1m": normal_(s["n1m"]), "x50m": normal_(s["n50m"]), "x10m": normal_(n10m),
+        "w": np.float32(0.5), "b": np.float32(0.1), "big": normal_(s["rows"], 1024),
+        "gelu": (normal_(batch, width), normal_(width, hidden, scale=width ** -0.5),
+                 normal_(hidden), normal_(hidden, width, scale=hidden ** -0.5), normal_(width)),
+        "mlp": ((normal_(784, 512, scale=0.05), normal_(512, 512, scale=0.05),
+                 normal_(512, 10, scale=0.05)), normal_(128, 784),
+                np.eye(10, dtype=np.float32)[rng.integers(0, 10, 128)]),
+        "deep": [(normal_(256, 256, scale=1 / 16), np.zeros(256, np.float32))
+                 for _ in range(32)],
+        "x64": normal_(64, 256),
+        "scatter": (normal_(n10m), rng.integers(0, n10m, n10m // 10).astype(np.int32),
+                    normal_(n10m // 10)),
+        "n_normal": n10m,
+        "attn": ([normal_(256, 256, scale=1 / 16) for _ in range(4)],
+                 normal_(s["attn_batch"], 256, 256)),
+    }
+
+
+# ---- measuring, one process per column ----
+
+def _leaves(tree: Any) -> list:
+    """The arrays of a result (nested tuples and lists)."""
+    if isinstance(tree, (tuple, list)):
+        return [leaf for t in tree for leaf in _leaves(t)]
+    return [tree]
+
+
+def fingerprint(result: Any) -> list:
+    """Per output array: (Σ|x|, Σ x·ramp), in float64, to compare columns' values."""
+    out = []
+    for leaf in _leaves(result):
+        x = np.asarray(leaf, np.float64).ravel()
+        out.append((float(np.abs(x).sum()), float(x @ np.linspace(-1.0, 1.0, x.size))))
+    return out
+
+
+def _time(fn: Callable, args: tuple, block: Callable, settle: Callable, w: Workload) -> tuple:
+    """(first call ms, median steady ms per call, fingerprint of the result) of `fn`, fresh
+    before the first call."""
     t = time.perf_counter()
-    block(fn(*args))
+    result = block(fn(*args))
     first = time.perf_counter() - t
+    check = fingerprint(result)
+    del result
+    settle()  # background compiles finished: the steady state
+    block(fn(*args))
     times = []
-    for _ in range(N_STEADY):
+    for _ in range(w.repeat):
         t = time.perf_counter()
-        block(fn(*args))
-        times.append(time.perf_counter() - t)
-    return first * 1e3, float(np.median(times)) * 1e3
+        for _ in range(w.calls):
+            out = fn(*args)
+        block(out)
+        times.append((time.perf_counter() - t) / w.calls)
+    return first * 1e3, float(np.median(times)) * 1e3, check
 
 
-def run_pyjax(mode: str) -> dict:
-    """Times per workload under `mode` (unfused, tier0, tier1), run in this process."""
-    import pyjax
-    import pyjax.nn as nn
-    import pyjax.numpy as jnp
-    from pyjax._src.backend import tier0, tier1
-    tier0.BLOCKWISE_MIN = 1 << 62 if mode == "unfused" else 1 << 15
-    tier1.ENABLED = mode == "tier1"
-    pyjax.config.update("jax_compile_sync", True)
-    out = {}
-    for name, f, args, grad in _workloads(jnp, nn):
-        pyjax.clear_caches()
-        fn = pyjax.jit(pyjax.value_and_grad(f) if grad else f)
-        out[name] = _time(fn, args, pyjax.block_until_ready)
-    return out
-
-
-def run_jax() -> dict | None:
-    try:
+def _library(column: str) -> Any:
+    """The jax module a column runs (pyjax, with `jax_compile_sync`, or JAX), warmed up by one
+    small jitted call so that the process's one-time setup (XLA's client, LLVM's engine) is
+    not charged to the first workload."""
+    if column == "jax":
         import jax
-        import jax.nn as nn
-        import jax.numpy as jnp
-    except ImportError:
-        return None
-    if getattr(jax, "__name__", "") != "jax" or not hasattr(jax, "devices"):
-        return None
-    out = {}
-    for name, f, args, grad in _workloads(jnp, nn):
-        fn = jax.jit(jax.value_and_grad(f) if grad else f)
-        out[name] = _time(fn, args, jax.block_until_ready)
+    else:
+        import pyjax as jax
+        jax.config.update("jax_compile_sync", True)
+    x = jax.numpy.asarray(np.ones(1 << 16, np.float32))
+    jax.block_until_ready(jax.jit(lambda x: x * 2.0 + 1.0)(x))
+    return jax
+
+
+def run_column(column: str, quick: bool) -> dict:
+    """{workload: (first ms, steady ms) or an error string} for one column, plus `_info`."""
+    d = make_data(quick)
+    out: dict[str, Any] = {}
+    jax = None if column == "numpy" else _library(column)
+    settle = lambda: None  # noqa: E731
+    if column.startswith("tier"):
+        from pyjax._src.backend import tier1
+        settle = tier1.wait
+    for w in WORKLOADS:
+        try:
+            if jax is None:
+                if w.numpy is None:
+                    continue
+                fn, args = w.numpy(d)
+                out[w.name] = _time(fn, args, lambda r: r, settle, w)
+                continue
+            f, args = w.build(jax, d)
+            args = jax.tree_util.tree_map(
+                lambda a: jax.numpy.asarray(a) if isinstance(a, np.ndarray) else a, args)
+            jax.block_until_ready(args)
+            jax.clear_caches()
+            out[w.name] = _time(jax.jit(f), args, jax.block_until_ready, settle, w)
+        except Exception as e:  # noqa: BLE001 - reported in the table, the rest still run
+            out[w.name] = f"{type(e).__name__}: {e}"[:300]
+    out["_info"] = _cache_info(column)
     return out
 
 
-def peak_selu_50m(mode: str) -> float:
-    """MiB of peak RSS above the 200 MB input for jit(selu) on 50M floats (fresh process)."""
+def _cache_info(column: str) -> str:
+    """Whether the disk caches of compiled code were in use, and warm."""
+    if column == "jax":
+        import jax
+        path = jax.config.jax_compilation_cache_dir
+        return f"JAX {jax.__version__}, persistent compilation cache: {path or 'off'}"
+    if column == "numpy":
+        return ""
+    from pyjax._src.backend.tier1 import disk_cache, engine
+    from pyjax._src.config import config as jax_config
+    if column == "tier0":
+        return "tier 0: no native kernels (PYJAX_TIER1=off)"
+    path, counts = disk_cache.directory(), engine.counts()
+    n = engine.threads()[0] if hasattr(engine, "threads") else 1
+    threads = f"; tier 1 kernels split over up to {n} thread{'s' * (n > 1)}"
+    if path is None:
+        return (f"pyjax disk cache of native kernels: off (jax_compilation_cache_dir unset), "
+                f"so cold: {counts['compiled']} kernels compiled in-process{threads}")
+    warm = "warm" if counts["compiled"] == 0 else "cold" if counts["loaded"] == 0 else "part warm"
+    stats = disk_cache.statistics()
+    return (f"pyjax disk cache of native kernels at {path}: {warm} ({counts['loaded']} kernels "
+            f"loaded, {counts['compiled']} compiled; {stats['writes']} written, "
+            f"{stats['skipped']} under jax_persistent_cache_min_compile_time_secs="
+            f"{jax_config.persistent_cache_min_compile_time_secs}){threads}")
+
+
+def peak_selu(column: str, n: int) -> float:
+    """MiB of peak RSS above the input for jit(selu) on n floats (a fresh process)."""
     code = f"""
-import resource, numpy as np, sys
-sys.argv = ['x', {mode!r}]
-x = np.random.default_rng(0).standard_normal(50_000_000, dtype=np.float32)
-if {mode!r} == 'jax':
-    import jax, jax.numpy as jnp; block = jax.block_until_ready
+import resource, numpy as np
+x = np.random.default_rng(0).standard_normal({n}, dtype=np.float32)
+column = {column!r}
+if column == 'numpy':
+    f, block = lambda x: 1.0507 * np.where(x > 0, x, 1.67326 * np.exp(x) - 1.67326), lambda r: r
 else:
-    import pyjax as jax, pyjax.numpy as jnp; block = jax.block_until_ready
-    from pyjax._src.backend import tier0, tier1
-    tier0.BLOCKWISE_MIN = 1 << 62 if {mode!r} == 'unfused' else 1 << 15
-    tier1.ENABLED = {mode!r} == 'tier1'
-    jax.config.update('jax_compile_sync', True)
-f = jax.jit(lambda x: 1.0507 * jnp.where(x > 0, x, 1.67326 * jnp.exp(x) - 1.67326))
-small = np.zeros(1 << 16, np.float32); block(f(small))
+    if column == 'jax':
+        import jax
+    else:
+        import pyjax as jax
+        jax.config.update('jax_compile_sync', True)
+    jnp, block = jax.numpy, jax.block_until_ready
+    f = jax.jit(lambda x: 1.0507 * jnp.where(x > 0, x, 1.67326 * jnp.exp(x) - 1.67326))
+block(f(np.zeros(1 << 16, np.float32)))
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 out = block(f(x))
 print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024)
 """
-    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=_env(column))
     try:
         return float(res.stdout.strip().splitlines()[-1])
     except (IndexError, ValueError):
         return float("nan")
 
 
-def main() -> None:
-    jax_times = run_jax()
-    modes = ["unfused", "tier0", "tier1"]
-    results = {m: run_pyjax(m) for m in modes}
-    cpu = platform.processor() or platform.machine()
-    print(f"host: {cpu}, {os.cpu_count()} cores, Python {platform.python_version()}")
-    cols = modes + (["jax"] if jax_times else [])
-    print(f"{'workload':24s}" + "".join(f"{c + ' first':>14s}{c + ' ms':>12s}" for c in cols)
-          + ("   tier1/jax" if jax_times else ""))
-    for name in results["tier0"]:
-        row = [results[m][name] for m in modes] + ([jax_times[name]] if jax_times else [])
-        line = f"{name:24s}" + "".join(f"{first:14.1f}{steady:12.2f}" for first, steady in row)
-        if jax_times:
-            line += f"{results['tier1'][name][1] / jax_times[name][1]:12.2f}"
+def _env(column: str) -> dict:
+    """The environment of a column's process: pyjax importable, tier 1 off for tier 0."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [ROOT] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    if column == "tier0":
+        env["PYJAX_TIER1"] = "off"
+    return env
+
+
+def _spawn(column: str, quick: bool) -> dict:
+    """run_column in a fresh process (first calls and in-process kernel caches start cold)."""
+    cmd = [sys.executable, os.path.abspath(__file__), "--column", column] + (
+        ["--quick"] if quick else [])
+    res = subprocess.run(cmd, capture_output=True, text=True, env=_env(column))
+    try:
+        return json.loads(res.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+        tail = (res.stderr or res.stdout).strip().splitlines()[-1:] or ["no output"]
+        return {"_info": f"{column} failed: {tail[0]}"}
+
+
+# ---- the report ----
+
+def _has_jax() -> bool:
+    """Whether this Python imports a working JAX (asked in a child: JAX is slow to import)."""
+    res = subprocess.run([sys.executable, "-c", "import jax; jax.devices()"],
+                         capture_output=True, env=_env("jax"))
+    return res.returncode == 0
+
+
+def _cell(result: Any, unit: float) -> str:
+    """A column's two cells: first-call ms and steady time (× `unit`), blank or `error`."""
+    if result is None:
+        return f"{'':>10s}{'':>9s}"
+    if isinstance(result, str):
+        return f"{'error':>10s}{'':>9s}"
+    first, steady, _ = result
+    return f"{first:10.1f}{steady * unit:9.2f}"
+
+
+def _ratio(a: Any, b: Any, i: int) -> float | None:
+    """a[i] / b[i] when both columns have times, else None."""
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and b[i] > 0:
+        return a[i] / b[i]
+    return None
+
+
+def report(results: dict, quick: bool) -> None:
+    """Print the table, the targets, the caches' state and any errors."""
+    cols = list(results)
+    with_jax = "jax" in results
+    print(f"host: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+          f"Python {platform.python_version()}, NumPy {np.__version__}"
+          + (", quick sizes" if quick else ""))
+    print("ms: first call of a fresh function (trace + compile + run; caches cleared, but a "
+          "native kernel an earlier row compiled\nis reused within a pyjax column's process), "
+          "then the median steady call (µs for the jit call row); t1/jax: tier 1 / JAX")
+    head = f"{'workload':26s}" + "".join(f"{c + ' 1st':>10s}{c:>9s}" for c in cols)
+    if with_jax:
+        head += f"{'t1/jax':>8s}{'target':>8s}{'met':>5s}{'1st t1/jax':>11s}{'met':>5s}"
+    print(head)
+    errors = []
+    for w in WORKLOADS:
+        unit = 1e3 if w.calls > 1 else 1.0
+        line = f"{w.name:26s}" + "".join(_cell(results[c].get(w.name), unit) for c in cols)
+        errors += [f"{c} {w.name}: {results[c][w.name]}" for c in cols
+                   if isinstance(results[c].get(w.name), str)]
+        if with_jax:
+            t1, jx = results["tier1"].get(w.name), results["jax"].get(w.name)
+            steady, first = _ratio(t1, jx, 1), _ratio(t1, jx, 0)
+            line += f"{steady:8.2f}" if steady is not None else f"{'':8s}"
+            line += f"{w.target:8.1f}" if w.target is not None else f"{'-':>8s}"
+            line += f"{_met(steady, w.target):>5s}"
+            line += f"{first:11.2f}" if first is not None else f"{'':11s}"
+            line += f"{_met(first, FIRST_TARGET):>5s}"
         print(line)
-    peaks = {m: peak_selu_50m(m) for m in cols}
-    print("peak RSS above input, selu 50M float32 (MiB): "
-          + ", ".join(f"{m} {v:.0f}" for m, v in peaks.items()))
+    for c in cols:
+        if results[c].get("_info"):
+            print(results[c]["_info"])
+    for e in errors:
+        print("error:", e)
+    for w in WORKLOADS:
+        for line in _mismatches(results, w):
+            print("values differ:", line)
+
+
+def _mismatches(results: dict, w: Workload, rtol: float = 1e-3) -> list[str]:
+    """Columns whose results for `w` differ from the reference column's (JAX, else NumPy,
+    else tier 0) by more than `rtol` in Σ|x| or in Σ x·ramp (relative to Σ|x|)."""
+    prints = {c: r[w.name][2] for c, r in results.items() if isinstance(r.get(w.name), list)}
+    if not w.same_as_numpy:
+        prints.pop("numpy", None)
+    ref = next((c for c in ("jax", "numpy", "tier0") if c in prints), None)
+    out = []
+    for c, got in prints.items():
+        want = prints[ref]
+        bad = len(got) != len(want) or any(
+            abs(g_abs - w_abs) > rtol * w_abs or abs(g_ramp - w_ramp) > rtol * w_abs
+            for (g_abs, g_ramp), (w_abs, w_ramp) in zip(got, want))
+        if c != ref and bad:
+            out.append(f"{w.name}: {c} {got} vs {ref} {want}"[:400])
+    return out
+
+
+def _met(ratio: float | None, target: float | None) -> str:
+    """yes / NO against the target, - without one."""
+    if ratio is None or target is None:
+        return "-"
+    return "yes" if round(ratio, 2) <= target else "NO"  # as printed: 1.004 meets 1.0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
+    parser.add_argument("--column", help=argparse.SUPPRESS)  # internal: one column, as JSON
+    opts = parser.parse_args()
+    if opts.column:
+        print(json.dumps(run_column(opts.column, opts.quick)))
+        return
+    columns = ["tier0", "tier1", "numpy"] + (["jax"] if _has_jax() else [])
+    results = {c: _spawn(c, opts.quick) for c in columns}
+    report(results, opts.quick)
+    n = 1_000_000 if opts.quick else 50_000_000
+    peaks = {c: peak_selu(c, n) for c in columns}
+    print(f"peak RSS above the input, jit(selu) on {n // 1_000_000}M float32 (MiB, a fresh "
+          "process each): " + ", ".join(f"{c} {v:.0f}" for c, v in peaks.items()))
 
 
 if __name__ == "__main__":
