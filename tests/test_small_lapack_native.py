@@ -1,8 +1,8 @@
 """The native batched svd and eigh of small matrices (backend/tier1/small_lapack.py): the
 bits of primitives/linalg.py's NumPy path (LAPACK's gufuncs) and of SciPy's LAPACK one
 matrix at a time, for every dtype, jobz and triangle, on ordinary, zero, NaN, rank-deficient
-and repeated-value inputs; the same bits when the batch is split over threads, which flush
-subnormals as the caller does.  Skipped, with the reason, where tier 1 cannot run."""
+and repeated-value inputs; the same bits when threads share the batch, flushing subnormals as
+the caller does.  Skipped, with the reason, where tier 1 cannot run."""
 import numpy as np
 import pytest
 
@@ -102,32 +102,37 @@ def test_failed_matrices_are_nan_as_in_jax() -> None:
 
 
 @pytest.mark.parametrize("flushing", [False, True])
-def test_split_over_threads_gives_the_same_bits(flushing, monkeypatch) -> None:
+def test_threads_sharing_a_batch_give_the_same_bits(flushing, monkeypatch) -> None:
     if flushing and not fp_mode.AVAILABLE:
         pytest.skip(f"subnormals cannot be flushed here: {fp_mode.UNAVAILABLE}")
-    # subnormal matrices: a helper thread not flushing as its caller gives other values
-    a = (np.random.default_rng(3).standard_normal((50, 4, 4)) * 1e-39).astype(np.float32)
-    a[37, 0, 0] = np.nan  # a failure in the last part
-    b = _batch(np.float64, 4, 4, hermitian=True)
+    # subnormal matrices: a thread not flushing as its caller gives other values; enough of
+    # them (~10 ms) for every thread to take some, one at a time
+    a = (np.random.default_rng(3).standard_normal((3000, 4, 4)) * 1e-39).astype(np.float32)
+    a[2937, 0, 0] = np.nan  # a failure late in the batch
+    b = np.concatenate([_batch(np.float64, 4, 4, hermitian=True)] * 100)
 
     def run():
         return (small_lapack.svd(a, True, True), small_lapack.eigh(b, True))
 
-    def results():
-        return fp_mode.run_flushing(run) if flushing else run()
+    def results(threads: int):
+        saved = engine.threads()
+        engine.set_threads(threads)
+        try:
+            return fp_mode.run_flushing(run) if flushing else run()
+        finally:
+            engine.set_threads(*saved)
 
     _ready(run)
-    monkeypatch.setattr(small_lapack, "_threads", lambda: 1)
-    whole = results()
-    monkeypatch.setattr(small_lapack, "_threads", lambda: 3)
+    whole = results(1)
     monkeypatch.setattr(small_lapack, "_GRAIN_NS", 1)
-    parts = results()
-    for g, w in zip(parts, whole):
+    monkeypatch.setattr(small_lapack, "_TAKE_NS", 1)
+    shared = results(3)
+    for g, w in zip(shared, whole):
         _assert_same_bits(g, w)
-    assert np.isnan(parts[0][0][37]).all()
-    other_mode = run() if flushing else fp_mode.run_flushing(run)
+    assert np.isnan(shared[0][0][2937]).all()
     if fp_mode.AVAILABLE:  # the test can tell the modes apart
-        assert not np.array_equal(other_mode[0][0], parts[0][0])
+        other_mode = run() if flushing else fp_mode.run_flushing(run)
+        assert not np.array_equal(other_mode[0][0], shared[0][0])
 
 
 def test_jnp_linalg_runs_the_native_kernels(monkeypatch) -> None:

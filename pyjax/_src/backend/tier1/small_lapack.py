@@ -1,15 +1,21 @@
 """SVD and symmetric eigendecomposition of a batch of small matrices: one native loop over
-the batch calling LAPACK, split across threads as XLA splits JAX's batched LAPACK calls.
+the batch calling LAPACK, shared by the cores as XLA shares JAX's batched LAPACK calls.
 
 The routines are JAX's CPU ones (gesdd with jobz A/S/N; syevd/heevd with jobz V), taken from
 SciPy's LAPACK through the function pointers `scipy.linalg.cython_lapack` exports, as jaxlib
 takes them.  Each matrix is copied into Fortran order, decomposed, and its vectors copied back
 to row-major order, so every result is the bits of one LAPACK call on that matrix, as in JAX
-and as NumPy's gufuncs (the path before the kernel is ready) give.  The workspace is queried
-once per kernel call and shared by the matrices of that call.  A batch of 4x4 matrices costs
-~3.6 µs a matrix inside LAPACK alone (gebrd, bdsdc, ormbr and their BLAS calls), the whole of
-NumPy's gufunc time too; JAX is faster only by running its batch on every core, and so is
-this.  A failed matrix (info != 0) becomes NaNs, as JAX has it.
+and as NumPy's gufuncs (the path before the kernel is ready) give.  A failed matrix
+(info != 0) becomes NaNs, as JAX has it.
+
+A 4x4 matrix costs ~3.6 µs (gesdd) or ~1.8 µs (syevd) inside LAPACK alone, spread over
+gebrd, bdsdc/steqr, ormbr and their BLAS calls: the whole of NumPy's gufunc time, and JAX's
+per matrix too; JAX is faster only by running its batch on every core.  So up to
+`engine.threads()` threads run one call, each querying its workspace once and then taking a
+few matrices at a time from a shared counter.  They are Python helper threads rather than
+libgomp's team (codegen's parallel kernels): the caller waits only for matrices a helper has
+taken, never for a helper a busy core has not yet run, where GOMP_parallel's join made a
+1000x4x4 batch 2-4x slower than one thread on a loaded 2-core machine (as fast idle).
 """
 from __future__ import annotations
 
@@ -24,6 +30,7 @@ import numpy as np
 
 from pyjax._src.backend import fp_mode
 from pyjax._src.backend.machine_code import data_pointer
+from pyjax._src.backend.tier1 import engine
 from pyjax._src.backend.tier1.library import KernelLibrary
 
 #: per dtype: the integer type that copies one element, its alignment, the real type, LAPACK's
@@ -37,17 +44,22 @@ _TYPES = {
 
 
 class _Ir:
-    """The text of one kernel `kernel(rows, cols, args)`: rows = the matrices; args = the
-    LAPACK routine, then a pointer per array, each advanced per matrix."""
+    """The text of one kernel `kernel(rows, cols, args)`: rows = the matrices, cols = how many
+    to take at a time; args = the LAPACK routine, the counters (int64: matrices taken,
+    matrices done) shared by every thread running the call, then a pointer per array, each
+    advanced per matrix."""
 
     def __init__(self, dtype: np.dtype, arrays: list[tuple[str, str, int]]) -> None:
         self.e, self.align, self.r, _ = _TYPES[np.dtype(dtype)]
         self.complex = np.dtype(dtype).kind == "c"
-        self.entry = ["entry:", "  %fn = load ptr, ptr %args"]
+        self.entry = ["entry:", "  %fn = load ptr, ptr %args",
+                      "  %taken.at = getelementptr ptr, ptr %args, i64 1",
+                      "  %taken = load ptr, ptr %taken.at",
+                      "  %finished = getelementptr i64, ptr %taken, i64 1"]
         self.body: list[str] = []
         self.count = 0
         self.arrays = arrays  # (name, type, elements per matrix)
-        for j, (name, _, _) in enumerate(arrays, 1):
+        for j, (name, _, _) in enumerate(arrays, 2):
             self.entry += [f"  %{name}.at = getelementptr ptr, ptr %args, i64 {j}",
                            f"  %{name}.base = load ptr, ptr %{name}.at"]
 
@@ -116,14 +128,21 @@ class _Ir:
                           f"  %{name} = getelementptr {ty}, ptr %{name}.base, i64 %{name}.off"]
 
     def text(self) -> str:
-        """The module: the entry (constants, the workspace query), then the batch loop."""
+        """The module: the entry (constants, the workspace query), then the loop taking C
+        matrices at a time until none is left."""
         return "\n".join([
-            "declare i32 @llvm.smax.i32(i32, i32)", "",
+            "declare i32 @llvm.smax.i32(i32, i32)", "declare i64 @llvm.umin.i64(i64, i64)", "",
             "define void @kernel(i64 %R, i64 %C, ptr noalias %args) {", *self.entry,
-            "  br label %loop", "loop:", "  %r = phi i64 [ 0, %entry ], [ %r1, %next ]",
-            "  %done = icmp uge i64 %r, %R", "  br i1 %done, label %exit, label %body",
+            "  br label %take", "take:", "  %first = atomicrmw add ptr %taken, i64 %C seq_cst",
+            "  %none = icmp uge i64 %first, %R", "  br i1 %none, label %exit, label %some",
+            "some:", "  %after = add i64 %first, %C",
+            "  %end = call i64 @llvm.umin.i64(i64 %after, i64 %R)", "  br label %loop",
+            "loop:", "  %r = phi i64 [ %first, %some ], [ %r1, %next ]",
+            "  %done = icmp uge i64 %r, %end", "  br i1 %done, label %counted, label %body",
             "body:", *self.body, "  br label %next", "next:", "  %r1 = add i64 %r, 1",
-            "  br label %loop", "exit:", "  ret void", "}"])
+            "  br label %loop", "counted:", "  %these = sub i64 %end, %first",
+            "  %old = atomicrmw add ptr %finished, i64 %these seq_cst", "  br label %take",
+            "exit:", "  ret void", "}"])
 
 
 def _svd_shapes(m: int, n: int, job: str) -> tuple[int, int, int, int]:
@@ -234,20 +253,30 @@ def eigh(a: np.ndarray, lower: bool) -> list[np.ndarray] | None:
 
 
 def _run(fn: Callable, routine: str, a: np.ndarray, outs: list[np.ndarray]) -> None:
-    """fn over the batch of a (and outs), in parts on helper threads beside this one; matrices
-    LAPACK failed on become NaNs."""
+    """fn over the batch of a (and outs), here and, for a large batch, on helper threads,
+    each taking a few matrices at a time until none is left (a thread that a busy core holds
+    up takes fewer); matrices LAPACK failed on become NaNs."""
     a = np.ascontiguousarray(a)
     count = a.size // (a.shape[-2] * a.shape[-1])
     info = np.empty(count, np.int32)
+    counters = np.zeros(2, np.int64)  # matrices taken, matrices done
     arrays = [a, *outs, info]
-    bases = [data_pointer(x) for x in arrays]
-    steps = [x.nbytes // count for x in arrays]
-    parts = min(_threads(), max(1, count * _cost(a) // _GRAIN_NS))
-    cut = [count * p // parts for p in range(parts + 1)]
-    calls = [(fn, cut[p + 1] - cut[p], (ctypes.c_void_p * (len(arrays) + 1))(
-        _routine(routine), *(b + cut[p] * s for b, s in zip(bases, steps))))
-        for p in range(parts)]
-    _in_parallel(calls)
+    args = (ctypes.c_void_p * (len(arrays) + 2))(
+        _routine(routine), *(data_pointer(x) for x in (counters, *arrays)))
+    cost = _cost(a)
+    threads = min(engine.threads()[0], max(1, count * cost // _GRAIN_NS))
+    per_take = count if threads == 1 else max(1, _TAKE_NS // cost)
+    done = threading.Semaphore(0)
+    if threads > 1:
+        _start_helpers(threads - 1)
+        flushing = fp_mode.flush_on(fp_mode.KEPT) is fp_mode.KEPT
+        if not flushing:
+            fp_mode.flush_off()
+        for _ in range(threads - 1):  # the job keeps the buffers alive until it has run
+            _jobs.put((fn, count, per_take, args, flushing, done, arrays, counters))
+    fn(count, per_take, args)
+    while counters[1] < count:  # a helper is finishing the matrices it took
+        done.acquire()
     failed = info != 0
     if failed.any():  # NaNs (NaN + NaN j where complex), as JAX fills them
         for out in outs:
@@ -257,6 +286,8 @@ def _run(fn: Callable, routine: str, a: np.ndarray, outs: list[np.ndarray]) -> N
 
 #: the least work (ns) worth a thread of its own: a hand-off costs ~20 µs
 _GRAIN_NS = 100_000
+#: the work (ns) a thread takes at a time
+_TAKE_NS = 25_000
 
 
 def _cost(a: np.ndarray) -> int:
@@ -266,48 +297,30 @@ def _cost(a: np.ndarray) -> int:
     return 1000 + 25 * m * n * min(m, n)
 
 
-@functools.cache
-def _threads() -> int:
-    """How many threads a batch is split over: PYJAX_KERNEL_THREADS, else this process's
-    cores."""
-    return int(os.environ.get("PYJAX_KERNEL_THREADS", 0)) or len(os.sched_getaffinity(0))
-
-
 _jobs: "queue.SimpleQueue" = queue.SimpleQueue()
 _helpers: list[threading.Thread] = []
 _helpers_lock = threading.Lock()
 
 
 def _help() -> None:
-    """A helper thread: runs kernel calls, flushing subnormals as the caller does."""
+    """A helper thread: runs kernel calls beside their callers, flushing subnormals as the
+    caller does."""
     while True:
-        fn, rows, args, flushing, done = _jobs.get()
+        fn, count, per_take, args, flushing, done, _, _ = _jobs.get()
         if flushing:
             fp_mode.flush_on(fp_mode.KEPT)
         else:
             fp_mode.flush_off()
-        fn(rows, 1, args)
+        fn(count, per_take, args)
         done.release()
 
 
-def _in_parallel(calls: list) -> None:
-    """Each (fn, rows, args) called: all but the first on helper threads, the first here."""
-    if len(calls) > 1:
-        with _helpers_lock:
-            while len(_helpers) < len(calls) - 1:
-                _helpers.append(threading.Thread(target=_help, name="pyjax-lapack",
-                                                 daemon=True))
-                _helpers[-1].start()
-        flushing = fp_mode.flush_on(fp_mode.KEPT) is fp_mode.KEPT
-        if not flushing:
-            fp_mode.flush_off()
-        done = threading.Semaphore(0)
-        for fn, rows, args in calls[1:]:
-            _jobs.put((fn, rows, args, flushing, done))
-    fn, rows, args = calls[0]
-    fn(rows, 1, args)
-    for _ in calls[1:]:
-        done.acquire()
+def _start_helpers(n: int) -> None:
+    """At least n helper threads running."""
+    with _helpers_lock:
+        while len(_helpers) < n:
+            _helpers.append(threading.Thread(target=_help, name="pyjax-lapack", daemon=True))
+            _helpers[-1].start()
 
 
 # helper threads do not survive fork: a forked child starts its own
