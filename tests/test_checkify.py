@@ -40,9 +40,8 @@ def _params(kind: str) -> list:
             for x64 in (False, True) for rec in DATA[("x64" if x64 else "x32") + kind]]
 
 
-#: recorded differences whose cause lies outside checkify
-CASE_XFAIL = {"grad_of_checkify_custom_vjp": "float32 cos(2.0) is 1 ulp from XLA's (NumPy's "
-                                             "float32 cos differs from XLA's on ~17% of inputs)"}
+#: recorded differences whose cause lies outside checkify (none since float32 cos is XLA's)
+CASE_XFAIL: dict = {}
 
 
 def _marked(params: list, xfail: dict) -> list:

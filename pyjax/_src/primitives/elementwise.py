@@ -245,9 +245,14 @@ round_p = unop("round", _round_impl, (FLOAT,))
 ad.defjvp_zero(round_p)
 is_finite_p = unop("is_finite", _is_finite, (FLOAT,), out_dtype=lambda d: dtypes.bool_)
 ad.defjvp_zero(is_finite_p)
-def _complex_exp(x: np.ndarray) -> np.ndarray:
-    """exp as XLA computes it (xla_complex.exp for complex x)."""
+def _exp_other(x: np.ndarray) -> np.ndarray:
     return xla_complex.exp(x) if dtypes.is_complex(x.dtype) else np.exp(x)
+
+
+def _complex_exp(x: np.ndarray) -> np.ndarray:
+    """exp as XLA computes it (xla_math.exp_f32 for float32 and 16-bit floats, xla_complex.exp
+    for complex x)."""
+    return _exp_impl(x)
 
 
 _count_nonzero = np.count_nonzero  # a quarter of ndarray.all()'s cost on small arrays
@@ -272,6 +277,26 @@ def _flushes_tiny(fn: Callable) -> Callable:
     return impl
 
 
+_F32 = dtypes.float32
+_HALF_FLOATS = (dtypes.float16, dtypes.bfloat16)
+
+
+def _xla_float(f32_fn: Callable, other: Callable, half: Callable | None = None) -> Callable:
+    """XLA's float32 algorithm `f32_fn` (primitives/xla_math.py, bit for bit) for float32, and
+    for float16/bfloat16, which XLA computes in float32 and rounds (or `half(x)`, where it
+    expands the operation in the narrow type); `other(x)` for float64 and complex x."""
+    def impl(x: np.ndarray) -> np.ndarray:
+        dtype = x.dtype
+        if dtype is _F32:
+            return f32_fn(x)
+        if dtype in _HALF_FLOATS:
+            with ignore_fp_errors():  # (the rounding back may overflow)
+                return half(x) if half is not None else f32_fn(x.astype(_F32)).astype(dtype)
+        return f32_fn(x) if dtype == _F32 else other(x)
+    impl.__name__ = getattr(other, "__name__", f32_fn.__name__)
+    return impl
+
+
 def _exp_halves(x: np.ndarray, sign: int) -> np.ndarray:
     """cosh (sign 1) / sinh (sign -1): NumPy's for real x (a subnormal sinh flushed, as
     XLA's is), XLA's complex expansions (xla_complex) for complex x."""
@@ -288,7 +313,8 @@ def _sinh(x: np.ndarray) -> np.ndarray:
     return _exp_halves(x, -1)
 
 
-exp_p = unop("exp", _errstate(_complex_exp), _INEXACT)
+_exp_impl = _xla_float(xla_math.exp_f32, _errstate(_exp_other))
+exp_p = unop("exp", _exp_impl, _INEXACT)
 ad.defjvp2(exp_p, lambda g, ans, x: mul(g, ans))
 def _exp2(x: np.ndarray) -> np.ndarray:
     """XLA's exp2: exp(x * ln 2), with ln 2 rounded to x's dtype (so bfloat16 is coarse); a
@@ -300,51 +326,125 @@ def _exp2(x: np.ndarray) -> np.ndarray:
 
 exp2_p = unop("exp2", _errstate(_exp2), _INEXACT)
 ad.defjvp2(exp2_p, lambda g, ans, x: mul(log(_const(x, 2)), mul(g, ans)))
-log_p = unop("log", _errstate(_or_complex(np.log, xla_complex.log)), _INEXACT)
+def _log_f16_alone(x: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """float16 log computed alone is the C library's logf in XLA: the same values once rounded,
+    but its NaNs are x's (quieted) or, below 0, the default -NaN (not XLA's own all-ones)."""
+    nan = np.isnan(out)
+    if nan.any():
+        out = out.copy()
+        out.view(np.uint16)[nan] = np.where(
+            np.isnan(x[nan]), x[nan].view(np.uint16) | np.uint16(0x200), np.uint16(0xFE00))
+    return out
+
+
+log_p = unop("log", _xla_float(xla_math.log_f32, _errstate(_or_complex(np.log, xla_complex.log))),
+             _INEXACT)
 ad.defjvp(log_p, lambda g, x: div(g, x))
-log1p_p = unop("log1p", _errstate(_or_complex(_flushes_tiny(np.log1p), xla_complex.log1p)),
-                _INEXACT)
+
+
+def _lone_exp_or_log(prim: Primitive, name: str) -> None:
+    """prim's eager rule, for one float32 vector of a few elements: XLA's computation of
+    exp/log alone hands some of them to the C library (xla_math.lone_exp_or_log).  Replayed
+    plans call the impl, as XLA fuses the op with its neighbours there."""
+    rule = prim.eager
+
+    def eager(prim: Primitive, args: tuple, params: dict) -> Any:
+        x = args[0]
+        if type(x) is ArrayImpl:
+            b = x._buf
+            if b.ndim == 1 and b.size in _LIBM_SIZES and b.dtype == _F32:
+                out = xla_math.lone_exp_or_log(name, b)
+                if out is not None:
+                    return ArrayImpl(out, x._weak)
+            elif name == "log" and b.dtype == dtypes.float16:
+                out = rule(prim, args, params)
+                return ArrayImpl(_log_f16_alone(b, out._buf), out._weak)
+        return rule(prim, args, params)
+    prim.eager = plain_eager(eager)
+
+
+_LIBM_SIZES = xla_math.LIBM_SIZES
+_lone_exp_or_log(exp_p, "exp")
+_lone_exp_or_log(log_p, "log")
+log1p_p = unop("log1p", _xla_float(
+    xla_math.log1p_f32, _errstate(_or_complex(_flushes_tiny(np.log1p), xla_complex.log1p))),
+    _INEXACT)
 ad.defjvp(log1p_p, lambda g, x: div(g, add(x, _one(x))))
-def _expm1(x: np.ndarray) -> np.ndarray:
-    """np.expm1; XLA's expansion (xla_complex.expm1) for complex x."""
+def _expm1_other(x: np.ndarray) -> np.ndarray:
+    """np.expm1 (float64); XLA's expansion (xla_complex.expm1) for complex x."""
     if dtypes.is_complex(x.dtype):
         return xla_complex.expm1(x)
     with ignore_fp_errors():
         return _expm1_real(x)
 
 
+def _expm1_f16(x: np.ndarray) -> np.ndarray:
+    """XLA's expm1 of float16, expanded in float16 (each step rounded to it), exp and tanh
+    computed in float32: exp(x) - 1 beyond 1/2, else tanh(x/2) (exp(x) + 1); x where x/2 is 0.
+    (bfloat16's is computed in float32 throughout.)"""
+    with ignore_fp_errors():
+        e = xla_math.exp_f32(x.astype(_F32)).astype(x.dtype)
+        half = x * np.asarray(0.5, x.dtype)
+        small = xla_math.tanh_f32(half.astype(_F32)).astype(x.dtype) * (e + np.ones((), x.dtype))
+        out = np.where(np.abs(x) > np.asarray(0.5, x.dtype), e - np.ones((), x.dtype), small)
+        return np.where(half == 0, x, out)
+
+
+def _expm1_half(x: np.ndarray) -> np.ndarray:
+    if x.dtype == dtypes.float16:
+        return _expm1_f16(x)
+    return xla_math.expm1_f32(x.astype(_F32)).astype(x.dtype)
+
+
 _expm1_real = _keeps_tiny(np.expm1)
 _sinh_real = _flushes_tiny(np.sinh)
+_expm1 = _xla_float(xla_math.expm1_f32, _expm1_other, _expm1_half)
 expm1_p = unop("expm1", _expm1, _INEXACT)
 ad.defjvp2(expm1_p, lambda g, ans, x: mul(g, add(ans, _one(ans))))
-tanh_p = unop("tanh", _or_complex(_keeps_tiny(np.tanh), xla_complex.tanh), _INEXACT)
+tanh_p = unop("tanh", _xla_float(xla_math.tanh_f32,
+                                  _or_complex(_keeps_tiny(np.tanh), xla_complex.tanh)), _INEXACT)
 ad.defjvp2(tanh_p, lambda g, ans, x: mul(add(g, mul(g, ans)), sub(_one(x), ans)))
-logistic_p = unop("logistic", _errstate(_logistic), _INEXACT)
+def _logistic_half(x: np.ndarray) -> np.ndarray:
+    """XLA's logistic of a 16-bit float: 1 / (1 + exp(-x)) in its type (exp in float32)."""
+    e = xla_math.exp_f32(np.negative(x).astype(_F32)).astype(x.dtype)
+    one = np.ones((), x.dtype)
+    return one / (one + e)
+
+
+logistic_p = unop("logistic", _xla_float(xla_math.logistic_f32, _errstate(_logistic),
+                                         _logistic_half), _INEXACT)
 ad.defjvp2(logistic_p, lambda g, ans, x: mul(g, mul(ans, sub(_one(ans), ans))))
-sin_p = unop("sin", _or_complex(_keeps_tiny(np.sin), xla_complex.sin), _INEXACT)
+sin_p = unop("sin", _xla_float(xla_math.sin_f32,
+                                _or_complex(_keeps_tiny(np.sin), xla_complex.sin)), _INEXACT)
 ad.defjvp(sin_p, lambda g, x: mul(g, cos(x)))
-cos_p = unop("cos", _or_complex(np.cos, xla_complex.cos), _INEXACT)
+cos_p = unop("cos", _xla_float(xla_math.cos_f32, _or_complex(np.cos, xla_complex.cos)),
+             _INEXACT)
 ad.defjvp(cos_p, lambda g, x: neg(mul(g, sin(x))))
 tan_p = unop("tan", _or_complex(np.tan, xla_complex.tan), _INEXACT)
 ad.defjvp2(tan_p, lambda g, ans, x: mul(g, add(_const(x, 1), square(ans))))
-asin_p = unop("asin", _errstate(_or_complex(_flushes_tiny(np.arcsin), xla_complex.asin)),
-               _INEXACT)
+asin_p = unop("asin", _xla_float(xla_math.asin_f32, _errstate(
+    _or_complex(_flushes_tiny(np.arcsin), xla_complex.asin)), xla_math.half_precision("asin")),
+    _INEXACT)
 ad.defjvp(asin_p, lambda g, x: mul(g, rsqrt(sub(_const(x, 1), square(x)))))
-acos_p = unop("acos", _errstate(_or_complex(np.arccos, xla_complex.acos)), _INEXACT)
+acos_p = unop("acos", _xla_float(xla_math.acos_f32, _errstate(
+    _or_complex(np.arccos, xla_complex.acos)), xla_math.half_precision("acos")), _INEXACT)
 ad.defjvp(acos_p, lambda g, x: mul(g, neg(rsqrt(sub(_const(x, 1), square(x))))))
 atan_p = unop("atan", _or_complex(np.arctan, xla_complex.atan), _INEXACT)
 ad.defjvp(atan_p, lambda g, x: div(g, add(_const(x, 1), square(x))))
-sinh_p = unop("sinh", _errstate(_sinh), _INEXACT)
+sinh_p = unop("sinh", _xla_float(xla_math.sinh_f32, _errstate(_sinh)), _INEXACT)
 ad.defjvp(sinh_p, lambda g, x: mul(g, cosh(x)))
-cosh_p = unop("cosh", _errstate(_cosh), _INEXACT)
+cosh_p = unop("cosh", _xla_float(xla_math.cosh_f32, _errstate(_cosh)), _INEXACT)
 ad.defjvp(cosh_p, lambda g, x: mul(g, sinh(x)))
-asinh_p = unop("asinh", _or_complex(_flushes_tiny(np.arcsinh), xla_complex.asinh), _INEXACT)
+asinh_p = unop("asinh", _xla_float(xla_math.asinh_f32, _or_complex(
+    _flushes_tiny(np.arcsinh), xla_complex.asinh), xla_math.half_precision("asinh")), _INEXACT)
 ad.defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(square(x), _one(x)))))
-acosh_p = unop("acosh", _errstate(_or_complex(np.arccosh, xla_complex.acosh)), _INEXACT)
+acosh_p = unop("acosh", _xla_float(xla_math.acosh_f32, _errstate(
+    _or_complex(np.arccosh, xla_complex.acosh)), xla_math.half_precision("acosh")), _INEXACT)
 # x^2 - 1 rather than (x + 1)(x - 1), as JAX writes it (the domain is x >= 1)
 ad.defjvp(acosh_p, lambda g, x: mul(g, rsqrt(sub(square(x), _one(x)))))
-atanh_p = unop("atanh", _errstate(_or_complex(_flushes_tiny(np.arctanh), xla_complex.atanh)),
-               _INEXACT)
+atanh_p = unop("atanh", _xla_float(xla_math.atanh_f32, _errstate(
+    _or_complex(_flushes_tiny(np.arctanh), xla_complex.atanh)), xla_math.half_precision("atanh")),
+    _INEXACT)
 ad.defjvp(atanh_p, lambda g, x: mul(integer_pow(add(_one(x), x), -1),
                                     div(g, sub(_one(x), x))))
 sqrt_p = unop("sqrt", _errstate(_or_complex(np.sqrt, xla_complex.sqrt)), _INEXACT)

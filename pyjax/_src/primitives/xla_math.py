@@ -1,11 +1,15 @@
 """Elementary functions computed the way XLA's CPU backend computes them, bit for bit.
 
-XLA does not call libm for these: `log` is the Cephes polynomial of its LLVM runtime, `log1p`
-switches to a Cephes rational function for |x| < sqrt(2) - 1, and `erf_inv` is Giles' single
-precision approximation (a different polynomial for float64).  LLVM contracts each
-multiply-add of these polynomials into a fused multiply-add, emulated here in float64 (exact
-products; the sum is rounded twice, which differs from a true FMA only in rare ties).
-Large arrays are processed in cache-sized chunks.
+float32 exp, logistic, expm1, tanh, log and log1p are XLA's own code (Cephes' polynomials as in
+Eigen, tanh's rational function, expm1's and log1p's expansions), erf_inv is Giles' single
+precision approximation (a different polynomial for float64); sinh, cosh, asin, acos, asinh,
+acosh and atanh are JAX's decompositions of them (CHLO) into these and elementwise arithmetic;
+sin and cos are glibc's sinf/cosf, which XLA calls (double precision reduction and
+polynomials).  LLVM contracts each multiply-add of XLA's code into a fused multiply-add (glibc's
+FMA build likewise), emulated here in float64 (exact products; the sum is rounded twice, which
+differs from a true FMA only in rare ties; fma_f64 for float64).  Large arrays are processed in
+cache-sized chunks, or by the native kernel of the same steps (backend/tier1/xla_math.py) once
+it is compiled.
 """
 from __future__ import annotations
 
@@ -49,15 +53,18 @@ def _patch(out: np.ndarray, mask: np.ndarray, x: np.ndarray, fn: Callable) -> np
     return out
 
 
+evaluate = tier1_xla_math.evaluate
+
+
 def _chunked(fn: Callable[[np.ndarray], np.ndarray], native_name: str
              ) -> Callable[[np.ndarray], np.ndarray]:
     """Apply an elementwise float32 function chunk by chunk (keeps temporaries in cache), or
     its native kernel `native_name` (backend/tier1/xla_math.py) once that is compiled."""
     def apply(x: np.ndarray) -> np.ndarray:
-        x = np.asarray(x, _F32)
-        native = tier1_xla_math.evaluate(native_name, x)
+        native = evaluate(native_name, x)
         if native is not None:
             return native
+        x = np.asarray(x, _F32)
         flat = x.reshape(-1)
         if flat.size <= _CHUNK:
             return fn(flat).reshape(x.shape)
@@ -80,6 +87,8 @@ _LOG_P = np.array([7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.242014
 _LOG_Q1, _LOG_Q2 = _F32(-2.12194440e-4), _F32(0.693359375)
 _MIN_NORMAL = np.array(0x00800000, np.uint32).view(_F32)
 _SQRT_HALF = _F32(0.707106781186547524)
+#: what XLA's log gives below 0 and for NaN: all bits set (it ORs a compare mask into them)
+_LOG_NAN = np.array(0xFFFFFFFF, np.uint32).view(_F32)
 
 
 def _log_f32(v: np.ndarray) -> np.ndarray:
@@ -103,9 +112,8 @@ def _log_f32(v: np.ndarray) -> np.ndarray:
     out = _fma(x2, _F32(-0.5), x) + y
     out = _fma(e, _LOG_Q2, out)
     special = ~(v > 0) | (v == np.inf)
-    if special.any():  # log(0) = -inf, log(inf) = inf, nan below 0
-        with np.errstate(invalid="ignore"):
-            fix = np.where(v == 0, _F32(-np.inf), np.where(v == np.inf, v, _F32(np.nan)))
+    if special.any():  # log(0) = -inf, log(inf) = inf, NaN (all bits set) below 0 and for NaN
+        fix = np.where(v == 0, _F32(-np.inf), np.where(v == np.inf, v, _LOG_NAN))
         out = np.where(special, fix, out)
     return out
 
@@ -126,16 +134,387 @@ _LOG1P_NUM = np.array((0.0,) + _LOG1P_NUM64, _F32)  # Horner from 0: the first s
 _LOG1P_DEN = np.array((0.0,) + _LOG1P_DEN64, _F32)
 
 
-def _log1p_small(x: np.ndarray) -> np.ndarray:
+def _log1p_small(x: np.ndarray, shared_half: bool = False) -> np.ndarray:
     x2 = x * x
     ratio = _horner(x, _LOG1P_NUM) / _horner(x, _LOG1P_DEN)
+    if shared_half:  # -x^2/2 also used elsewhere: the other product is the one fused
+        return x + _fma(x * x2, ratio, x2 * _F32(-0.5))
     return x + _fma(x2, _F32(-0.5), (x * x2) * ratio)
 
 
-def _log1p_f32(x: np.ndarray) -> np.ndarray:
-    """log(1 + x): log of the sum for |x| >= sqrt(2) - 1, else x - x^2/2 + x^3 P(x)/Q(x)."""
+def _log1p_f32(x: np.ndarray, shared_half: bool = False) -> np.ndarray:
+    """log(1 + x): log of the sum for |x| >= sqrt(2) - 1, else x - x^2/2 + x^3 P(x)/Q(x) (the
+    multiply-add fusing x^3 P/Q instead where -x^2/2 is shared: atanh's log1p(x), log1p(-x))."""
     large = ~(np.abs(x) < _F32(0.41421356237309504880))
-    return _patch(_log1p_small(x), large, x, lambda v: _log_f32(v + _F32(1)))
+    return _patch(_log1p_small(x, shared_half), large, x, lambda v: _log_f32(v + _F32(1)))
+
+
+def _from_bits(*bits: int) -> np.ndarray:
+    """float32 constants written as their bits (as XLA's LLVM IR has them)."""
+    return np.array(bits, np.uint32).view(_F32)
+
+
+# ---------------------------------------------------------------------------------------------
+# exp, logistic (XLA's exp intrinsic: Cephes' expf, as in Eigen), expm1, tanh
+# ---------------------------------------------------------------------------------------------
+
+_EXP_LO, _EXP_HI = _F32(-87.8), _F32(88.8)
+_LOG2E, = _from_bits(0x3FB8AA3B)
+#: ln 2 in two parts (the first has few bits, so n * it is exact)
+_EXP_LN2_HI, _EXP_LN2_LO = _from_bits(0x3F318000, 0xB95E8083)
+_EXP_P = np.concatenate([_from_bits(0x39506967, 0x3AB743CE, 0x3C088908, 0x3D2AA9C1,
+                                    0x3E2AAAAA), [_F32(0.5)]])
+
+
+def _exp_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """exp(x) as y * 2^n, both float32: x clamped to [-87.8, 88.8]; n = floor(x log2(e) + 1/2)
+    clamped to [-127, 127] (2^-127 is built as exponent bits 0, so it is 0); r = x - n ln 2 in
+    two fused steps; y = 1 + (r + r^2 P(r)).  XLA's code multiplies y * 2^n last, and LLVM
+    contracts that product into an add that follows it (logistic's 1 + exp(-x))."""
+    x = np.clip(x, _EXP_LO, _EXP_HI)  # NaN stays NaN
+    n = np.floor(_fma(x, _LOG2E, _F32(0.5)))
+    np.clip(n, _F32(-127), _F32(127), out=n)
+    r = _fma(n, -_EXP_LN2_HI, x)
+    r = _fma(n, -_EXP_LN2_LO, r)
+    y = _fma(_horner(r, _EXP_P), r * r, r)
+    y += _F32(1)
+    with np.errstate(invalid="ignore"):  # NaN n: x86's integer indefinite, as cvttps2dq
+        k = n.astype(np.int32)
+    k += 127
+    k <<= 23
+    return y, k.view(_F32)
+
+
+def _exp_f32(x: np.ndarray) -> np.ndarray:
+    """XLA's exp: y * 2^n (_exp_parts); overflows to inf past ~88.72, 0 below ~-87.34."""
+    with ignore_fp_errors():
+        y, scale = _exp_parts(x)
+        y *= scale
+        return y
+
+
+def _logistic_f32(x: np.ndarray) -> np.ndarray:
+    """XLA's logistic, 1 / (1 + exp(-x)), with exp's last product fused into the sum."""
+    with ignore_fp_errors():
+        y, scale = _exp_parts(-x)
+        return np.divide(_F32(1), _fma(y, scale, _F32(1)))
+
+
+_TANH_CLAMP, = _from_bits(0x40FFF644)  # ~7.9988: tanh is 1 in float32 beyond
+_TANH_NUM = _from_bits(0xA59F25C0, 0x2A61337E, 0xAEBD37FF, 0x335C0041, 0x3779434A,
+                       0x3A270DED, 0x3BA059DC)
+_TANH_DEN = _from_bits(0x35A0D3D8, 0x38F895D6, 0x3B14AA05, 0x3BA059DD)
+
+
+def _tanh_f32(x: np.ndarray) -> np.ndarray:
+    """XLA's tanh (Eigen's rational approximation): x clamped to +-7.9988, x P(x^2) / Q(x^2)
+    by fused multiply-adds; x itself where |x| < 0.0004, +-1 where |x| >= 20."""
+    with ignore_fp_errors():
+        clamped = np.clip(x, -_TANH_CLAMP, _TANH_CLAMP)
+        square = clamped * clamped
+        out = _horner(square, _TANH_NUM)
+        out *= clamped
+        out /= _horner(square, _TANH_DEN)
+        magnitude = np.abs(x)
+        out = np.where(magnitude < _F32(0.0004), x, out)
+        return np.where(magnitude >= _F32(20), np.copysign(_F32(1), x), out)
+
+
+def _expm1_f32(x: np.ndarray) -> np.ndarray:
+    """XLA's expm1: exp(x) - 1 for |x| > 1/2, else tanh(x/2) (exp(x) + 1); x where x/2 is 0
+    (so a subnormal x stays, its half read as 0 under flushing)."""
+    with ignore_fp_errors():
+        y, scale = _exp_parts(x)
+        y *= scale
+        half = x * _F32(0.5)
+        small = _tanh_f32(half) * (y + _F32(1))
+        y -= _F32(1)
+        out = np.where(np.abs(x) > _F32(0.5), y, small)
+        return np.where(half == 0, x, out)
+
+
+# ---------------------------------------------------------------------------------------------
+# sinh, cosh, asin, acos, asinh, acosh, atanh: JAX's decompositions (CHLO) into XLA's ops, in one
+# fused loop (where a product feeds an add, LLVM contracts them: exp's last product included)
+# ---------------------------------------------------------------------------------------------
+
+_NEG_LN2 = _F32(-0.693147182)
+_LN2 = _F32(0.693147182)
+
+
+def _sinh_f32(x: np.ndarray) -> np.ndarray:
+    """|x| < 1: (e + e / (e + 1)) / 2 with e = expm1(x); else exp(x - ln 2) - exp(-ln 2 - x),
+    the first exp's last product fused into the difference."""
+    with ignore_fp_errors():
+        e = _expm1_f32(x)
+        small = (e + e / (e + _F32(1))) * _F32(0.5)
+        y1, s1 = _exp_parts(x + _NEG_LN2)
+        y2, s2 = _exp_parts(_NEG_LN2 - x)
+        big = _fma(y1, s1, -(y2 * s2))
+        out = np.where(np.abs(x) < _F32(1), small, big)
+        # NaN: x's (quieted), not its negation (NumPy's loops pick either NaN operand)
+        return _patch(out, np.isnan(x), x, lambda v: v * _F32(1))
+
+
+def _cosh_f32(x: np.ndarray) -> np.ndarray:
+    """exp(x - ln 2) + exp(-ln 2 - x), the first exp's last product fused into the sum."""
+    with ignore_fp_errors():
+        y1, s1 = _exp_parts(x + _NEG_LN2)
+        y2, s2 = _exp_parts(_NEG_LN2 - x)
+        return _fma(y1, s1, y2 * s2)
+
+
+def _asin_f32(x: np.ndarray) -> np.ndarray:
+    """2 atan2(x, 1 + sqrt((1 - x)(1 + x))), atan2 the C library's (as NumPy's float32)."""
+    with ignore_fp_errors():
+        one = _F32(1)
+        a = np.arctan2(x, np.sqrt((one - x) * (x + one)) + one)
+        return a + a
+
+
+def _acos_f32(x: np.ndarray) -> np.ndarray:
+    """atan2(sqrt((1 - x)(1 + x)), x)."""
+    with ignore_fp_errors():
+        one = _F32(1)
+        return np.arctan2(np.sqrt((one - x) * (x + one)), x)
+
+
+def _asinh_f32(x: np.ndarray) -> np.ndarray:
+    """sign(x) * (|x| >= 2^64: log|x| + ln 2; else log1p(|x| + x^2 / (sqrt(x^2 + 1) + 1)))."""
+    with ignore_fp_errors():
+        one = _F32(1)
+        magnitude = np.abs(x)
+        square = x * x
+        near = _log1p_f32(magnitude + square / (np.sqrt(square + one) + one))
+        far = _log_f32(magnitude) + _LN2
+        sign = np.copysign((x != 0).astype(_F32), x)
+        out = sign * np.where(magnitude >= _F32(1.8446743e19), far, near)
+        return _patch(out, np.isnan(x), x, lambda v: v * _F32(1))  # sign(NaN) = the NaN
+
+
+def _acosh_f32(x: np.ndarray) -> np.ndarray:
+    """x >= 2^127: log x + ln 2; else log1p(sqrt(x - 1) (sqrt(x + 1) + sqrt(x - 1)))."""
+    with ignore_fp_errors():
+        one = _F32(1)
+        below = np.sqrt(x + _F32(-1))
+        near = _log1p_f32(below * (np.sqrt(x + one) + below))
+        return np.where(x >= _F32(1.70141173e38), _log_f32(x) + _LN2, near)
+
+
+def _atanh_f32(x: np.ndarray) -> np.ndarray:
+    """(log1p(x) - log1p(-x)) / 2; NaN beyond 1 in magnitude.  The two share x^2 and -x^2/2
+    (LLVM merges them), so each fuses its other product instead."""
+    with ignore_fp_errors():
+        out = (_log1p_f32(x, True) - _log1p_f32(-x, True)) * _F32(0.5)
+        return np.where(np.abs(x) > _F32(1), _F32(np.nan), out)
+
+
+# The same decompositions of float16/bfloat16 x run in x's type (each step rounded to it), the
+# functions they call computed in float32 (sinh and cosh: in float32 throughout).
+
+def _in_float32(fn: Callable, *args: np.ndarray) -> np.ndarray:
+    return fn(*(a.astype(_F32) for a in args)).astype(args[0].dtype)
+
+
+def _asin_half(x: np.ndarray) -> np.ndarray:
+    one = np.ones((), x.dtype)
+    a = _in_float32(np.arctan2, x, np.sqrt((one - x) * (x + one)) + one)
+    return a + a
+
+
+def _acos_half(x: np.ndarray) -> np.ndarray:
+    one = np.ones((), x.dtype)
+    return _in_float32(np.arctan2, np.sqrt((one - x) * (x + one)), x)
+
+
+def _asinh_half(x: np.ndarray) -> np.ndarray:
+    dtype, one = x.dtype, np.ones((), x.dtype)
+    magnitude = np.abs(x)
+    square = magnitude * magnitude
+    near = _in_float32(_log1p_f32, magnitude + square / (np.sqrt(square + one) + one))
+    far = _in_float32(_log_f32, magnitude) + np.asarray(np.log(2), dtype)
+    limit = np.asarray(np.sqrt(float(dtypes.finfo(dtype).max)), dtype)  # ~sqrt of the largest
+    out = np.copysign((x != 0).astype(dtype), x) * np.where(magnitude >= limit, far, near)
+    nan = np.isnan(x)
+    if nan.any():  # sign(NaN) is the NaN: float16 keeps its payload, bfloat16's is canonical
+        bits = x.view(np.uint16)[nan]
+        out.view(np.uint16)[nan] = (bits | 0x200) if dtype == dtypes.float16 else \
+            (bits & 0x8000) | 0x7FC0
+    return out
+
+
+def _acosh_half(x: np.ndarray) -> np.ndarray:
+    dtype, one = x.dtype, np.ones((), x.dtype)
+    below = np.sqrt(x - one)
+    near = _in_float32(_log1p_f32, below * (np.sqrt(x + one) + below))
+    far = _in_float32(_log_f32, x) + np.asarray(np.log(2), dtype)
+    return np.where(x >= np.asarray(float(dtypes.finfo(dtype).max) / 2, dtype), far, near)
+
+
+def _atanh_half(x: np.ndarray) -> np.ndarray:
+    out = (_in_float32(_log1p_f32, x) - _in_float32(_log1p_f32, -x)) * np.asarray(0.5, x.dtype)
+    return np.where(np.abs(x) > np.ones((), x.dtype), np.asarray(np.nan, x.dtype), out)
+
+
+def half_precision(name: str) -> Callable[[np.ndarray], np.ndarray]:
+    """XLA's float16/bfloat16 asin, acos, asinh, acosh or atanh (errors ignored)."""
+    fn = {"asin": _asin_half, "acos": _acos_half, "asinh": _asinh_half, "acosh": _acosh_half,
+          "atanh": _atanh_half}[name]
+
+    def impl(x: np.ndarray) -> np.ndarray:
+        with ignore_fp_errors():
+            return fn(x.reshape(-1)).reshape(x.shape)
+    return impl
+
+
+# ---------------------------------------------------------------------------------------------
+# sin, cos: XLA calls glibc's sinf/cosf (the variant built for FMA): double precision range
+# reduction and polynomials, rounded to float32 once
+# ---------------------------------------------------------------------------------------------
+
+_hex = float.fromhex
+_SIN_POLY = (-_hex("0x1.555545995a603p-3"), _hex("0x1.1107605230bc4p-7"),
+             -_hex("0x1.994eb3774cf24p-13"))  # s1, s2, s3
+_COS_POLY = (1.0, -_hex("0x1.ffffffd0c621cp-2"), _hex("0x1.55553e1068f19p-5"),
+             -_hex("0x1.6c087e89a359dp-10"), _hex("0x1.99343027bf8c3p-16"))  # c0 ... c4
+_HALF_PI = _hex("0x1.921fb54442d18p0")
+#: 2/pi * 2^24: the quadrant lands in bits 24..31
+_TWO_OVER_PI_2_24 = _hex("0x1.45f306dc9c883p+23")
+#: 4/pi to 192 bits, 8 new bits per entry (glibc's __inv_pio4)
+_INV_PIO4 = np.array([
+    0xa2, 0xa2f9, 0xa2f983, 0xa2f9836e, 0xf9836e4e, 0x836e4e44, 0x6e4e4415, 0x4e441529,
+    0x441529fc, 0x1529fc27, 0x29fc2757, 0xfc2757d1, 0x2757d1f5, 0x57d1f534, 0xd1f534dd,
+    0xf534ddc0, 0x34ddc0db, 0xddc0db62, 0xc0db6295, 0xdb629599, 0x6295993c, 0x95993c43,
+    0x993c4390, 0x3c439041], np.uint64)
+_PI_2_64 = _hex("0x1.921fb54442d18p-62")  # 2 pi / 2^64
+_SIGN_NEGATIVE = np.array([False, True, True, False])  # sin's sign by quadrant
+
+
+def _mul_add(a: np.ndarray, b: Any, c: Any) -> np.ndarray:
+    """a * b + c, rounded twice (the fast path of _sincos_values)."""
+    return a * b + c
+
+
+def _sin_poly(x: np.ndarray, fma: Callable) -> np.ndarray:
+    """x + x^3 s1 + x^5 (s2 + x^2 s3), in glibc's order of fused steps (float64)."""
+    x2 = x * x
+    x3 = x * x2
+    s1, s2, s3 = _SIN_POLY
+    return fma(fma(x2, s3, s2), x3 * x2, fma(x3, s1, x))
+
+
+def _cos_poly(x: np.ndarray, fma: Callable) -> np.ndarray:
+    """c0 + x^2 c1 + x^4 c2 + x^6 (c3 + x^2 c4), in glibc's order of fused steps (float64)."""
+    x2 = x * x
+    x4 = x2 * x2
+    c0, c1, c2, c3, c4 = _COS_POLY
+    inner = fma(x4, c2, fma(x2, c1, c0))
+    return fma(fma(x2, c4, c3), x2 * x4, inner)
+
+
+def _sin_or_cos_poly(x: np.ndarray, use_sin: np.ndarray, fma: Callable) -> np.ndarray:
+    """_sin_poly(x) where use_sin holds, _cos_poly(x) elsewhere, as one polynomial of
+    per-element operands: both are fma(fma(x^2, a, b), u x^2, fma(u, v, w)) with u = x^3 or
+    x^4 (each product and multiply-add the one glibc's code rounds)."""
+    s1, s2, s3 = _SIN_POLY
+    c0, c1, c2, c3, c4 = _COS_POLY
+    x2 = x * x
+    u = np.where(use_sin, x, x2) * x2
+    w = np.where(use_sin, x, fma(x2, c1, c0))
+    low = fma(u, np.where(use_sin, s1, c2), w)
+    high = fma(x2, np.where(use_sin, s3, c4), np.where(use_sin, s2, c3))
+    return fma(high, u * x2, low)
+
+
+def _reduce_large(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """glibc's reduction of |y| >= 120 (bits: the float32 bits): a 32 x 96-bit product with
+    4/pi in integers; returns (r in [-pi/4, pi/4] as float64, the quadrant n in 0..3)."""
+    index = ((bits >> 26) & 15).astype(np.intp)
+    shift = ((bits >> 23) & 7).astype(np.uint64)
+    m = (((bits & 0xFFFFFF) | 0x800000).astype(np.uint64)) << shift
+    low = (m * _INV_PIO4[index]) & np.uint64(0xFFFFFFFF)  # a 32-bit product
+    middle = m * _INV_PIO4[index + 4]
+    high = m * _INV_PIO4[index + 8]
+    total = (high >> np.uint64(32)) | (low << np.uint64(32))
+    total += middle
+    n = (total + np.uint64(1 << 61)) >> np.uint64(62)
+    total -= n << np.uint64(62)
+    return total.view(np.int64).astype(_F64) * _PI_2_64, n.astype(np.int64)
+
+
+#: pi/2 as a head of 45 bits (n * head is exact for the |n| < 128 of |y| < 120) and the rest
+_HALF_PI_HEAD = _hex("0x1.921fb54442d00p0")
+_HALF_PI_TAIL = _HALF_PI - _HALF_PI_HEAD  # 0x1.8p-48, exact
+
+
+def _sincos_values(y: np.ndarray, bits: np.ndarray, cosine: bool, kind: str,
+                   exact: bool) -> np.ndarray:
+    """The float64 sin/cos of float32 y before its rounding: kind "small" (|y| < 0.75: the
+    polynomial of y), "middle" (|y| < 120: r = y - n pi/2 with n = round(y 2/pi)) or "large"
+    (_reduce_large); then the quadrant's polynomial, signed.  exact: every multiply-add
+    fused as glibc's (fma_f64); else rounded twice and the reduction in two exact-then-rounded
+    steps (a few float64 ulps off, which _sincos_f32 re-does where that could matter)."""
+    fma = fma_f64 if exact else _mul_add
+    if kind == "small":
+        x = y.astype(_F64)
+        return _cos_poly(x, fma) if cosine else _sin_poly(x, fma)
+    if kind == "large":
+        r, n = _reduce_large(bits)
+        quadrant = n + (bits >> 31).astype(np.int64)  # the sign folded into the quadrant
+    else:
+        x = y.astype(_F64)
+        n = (((x * _TWO_OVER_PI_2_24).astype(np.int32) + 0x800000) >> 24).astype(np.int64)
+        nf = n.astype(_F64)
+        r = fma_f64(nf, -_HALF_PI, x) if exact else (x - nf * _HALF_PI_HEAD) - nf * _HALF_PI_TAIL
+        quadrant = n
+    use_sin = (n & 1) == (1 if cosine else 0)
+    value = _sin_or_cos_poly(r, use_sin, fma)
+    negative = np.where(use_sin, _SIGN_NEGATIVE[quadrant & 3], (quadrant & 2) != 0)
+    return np.where(negative, -value, value)
+
+
+def _sincos_f32(y: np.ndarray, cosine: bool) -> np.ndarray:
+    """glibc's sinf or cosf: |y| < 2^-12: y (sin) or 1 (cos); |y| < pi/4: the polynomial;
+    |y| < 120: n = round(y 2/pi), r = y - n pi/2 (one fused step); larger: _reduce_large;
+    then the sine or cosine polynomial of r by the quadrant, signed by it.  inf and NaN give
+    (y - y) / (y - y).  Computed with plain float64 steps first; values that land within 64
+    float64 ulps of a float32 rounding midpoint are computed again fused, as glibc does."""
+    bits = y.view(np.uint32)
+    magnitude = bits & np.uint32(0x7FFFFFFF)
+    out = np.empty(y.shape, _F32)
+    tiny = magnitude < 0x39800000
+    if tiny.any():
+        out[tiny] = _F32(1) if cosine else y[tiny]
+    small = ~tiny & (magnitude < 0x3F400000)  # pi/4 as glibc compares it: by the top 12 bits
+    middle = (magnitude >= 0x3F400000) & (magnitude < 0x42F00000)
+    large = (magnitude >= 0x42F00000) & (magnitude < 0x7F800000)
+    for where, kind in ((small, "small"), (middle, "middle"), (large, "large")):
+        if not where.any():
+            continue
+        ys, bs = y[where], bits[where]
+        value = _sincos_values(ys, bs, cosine, kind, False)
+        low = value.view(np.uint64) & np.uint64(0x1FFFFFFF)  # the bits float32 rounds away
+        close = np.abs(low.astype(np.int64) - 0x10000000) < 64
+        if close.any():
+            value[close] = _sincos_values(ys[close], bs[close], cosine, kind, True)
+        out[where] = value.astype(_F32)
+    rest = magnitude >= 0x7F800000
+    if rest.any():
+        v = y[rest]
+        out[rest] = (v - v) / (v - v)
+    return out
+
+
+def _sin_f32(x: np.ndarray) -> np.ndarray:
+    """XLA's sin: glibc's sinf (_sincos_f32)."""
+    with ignore_fp_errors():
+        return _sincos_f32(x, False)
+
+
+def _cos_f32(x: np.ndarray) -> np.ndarray:
+    """XLA's cos: glibc's cosf (_sincos_f32)."""
+    with ignore_fp_errors():
+        return _sincos_f32(x, True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -158,7 +537,9 @@ def _erf_inv_f32(x: np.ndarray) -> np.ndarray:
         p = _horner(w - _F32(2.5), _ERFINV_LT5)
         p = _patch(p, ~(w < _F32(5)), w, lambda v: _horner(np.sqrt(v) - _F32(3), _ERFINV_GE5))
         out = p * x
-        edge = np.abs(x) == _F32(1)
+        # +-inf at +-1; a NaN x is the NaN returned (quieted), as XLA's code returns it (which
+        # NaN operand NumPy's product returns depends on its loop)
+        edge = (np.abs(x) == _F32(1)) | np.isnan(x)
         return _patch(out, edge, x, lambda v: v * _F32(np.inf))
 
 
@@ -241,9 +622,66 @@ def _erf_inv_f64(x: np.ndarray) -> np.ndarray:
         return np.where(np.abs(x) == 1, x * np.inf, p * x)
 
 
+# ---------------------------------------------------------------------------------------------
+# exp and log alone: the C library's for short vectors
+# ---------------------------------------------------------------------------------------------
+
+#: An XLA computation that is one float32 exp or log of a rank-1 array of n < 16 elements (what
+#: an eager `jnp.exp` compiles) runs it on one vector of 8 lanes when n >= 8, then on one of the
+#: n % 8 left (n itself below 8); LLVM gives vectors of 3, 5, 6 or 7 lanes, which XLA's own
+#: code does not cover, to the C library's expf/logf lane by lane.  Other shapes, and the same
+#: function fused with anything else, are XLA's code throughout.
+_LIBM_TAIL = {n: n - n % 8 for n in (3, 5, 6, 7, 11, 13, 14, 15)}
+LIBM_SIZES = frozenset(_LIBM_TAIL)
+_libm_functions: dict[str, Any] = {}
+
+
+def _libm(name: str) -> Callable | None:
+    """The C library's float function `name` (ctypes), or None where there is none."""
+    fn = _libm_functions.get(name, False)
+    if fn is False:
+        import ctypes
+        import ctypes.util
+        fn = None
+        try:
+            fn = getattr(ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6"), name)
+            fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
+        except (OSError, AttributeError, TypeError):
+            fn = None
+        _libm_functions[name] = fn
+    return fn
+
+
+def lone_exp_or_log(name: str, x: np.ndarray) -> np.ndarray | None:
+    """XLA's float32 `name` ("exp" or "log") of x when it is the whole computation, or None
+    where that is XLA's code throughout (exp_f32/log_f32 then apply)."""
+    start = _LIBM_TAIL.get(x.size) if x.ndim == 1 else None
+    libm = _libm(name + "f") if start is not None else None
+    if libm is None:
+        return None
+    out = np.empty(x.shape, _F32)
+    if start:
+        out[:start] = (exp_f32 if name == "exp" else log_f32)(x[:start])
+    out[start:] = [libm(v) for v in x[start:].tolist()]
+    return out
+
+
 _erf_inv_f32_chunked = _chunked(_erf_inv_f32, "erf_inv")
 log_f32 = _chunked(_log_f32, "log")
 log1p_f32 = _chunked(_log1p_f32, "log1p")
+exp_f32 = _chunked(_exp_f32, "exp")
+logistic_f32 = _chunked(_logistic_f32, "logistic")
+tanh_f32 = _chunked(_tanh_f32, "tanh")
+expm1_f32 = _chunked(_expm1_f32, "expm1")
+sin_f32 = _chunked(_sin_f32, "sin")
+cos_f32 = _chunked(_cos_f32, "cos")
+sinh_f32 = _chunked(_sinh_f32, "sinh")
+cosh_f32 = _chunked(_cosh_f32, "cosh")
+asin_f32 = _chunked(_asin_f32, "asin")
+acos_f32 = _chunked(_acos_f32, "acos")
+asinh_f32 = _chunked(_asinh_f32, "asinh")
+acosh_f32 = _chunked(_acosh_f32, "acosh")
+atanh_f32 = _chunked(_atanh_f32, "atanh")
 
 
 def erf_inv(x: np.ndarray) -> np.ndarray:
