@@ -105,6 +105,8 @@ def _fusible(eqn: Eqn) -> bool:
     if name == "convert_element_type":  # float -> int checks the whole array's range
         src, dst = eqn.invars[0].aval.dtype, eqn.outvars[0].aval.dtype
         return not (np.dtype(dst).kind in "iu" and np.dtype(src).kind not in "iub")
+    if name == "bitcast_convert_type":  # elementwise when the width stays
+        return eqn.invars[0].aval.shape == eqn.outvars[0].aval.shape
     return name in ELEMENTWISE or name in REDUCTIONS or name == "broadcast_in_dim"
 
 

@@ -28,9 +28,12 @@ from pyjax._src.core.jaxpr import Literal
 from pyjax._src.primitives._accumulation import LONG
 
 F32, F64, BOOL = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.bool_)
-_LLVM = {F32: "float", F64: "double", BOOL: "i1"}
-_STORE = {F32: "float", F64: "double", BOOL: "i8"}
-_SIZE = {F32: 4, F64: 8, BOOL: 1}
+#: integers: two's complement words, wrapping as XLA's and NumPy's do
+INTS = frozenset(np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8,
+                                       np.uint16, np.uint32, np.uint64))
+_LLVM = {F32: "float", F64: "double", BOOL: "i1", **{d: f"i{8 * d.itemsize}" for d in INTS}}
+_STORE = {**_LLVM, BOOL: "i8"}
+_SIZE = {F32: 4, F64: 8, BOOL: 1, **{d: d.itemsize for d in INTS}}
 
 
 class Unsupported(Exception):
@@ -68,16 +71,25 @@ _ARITH = {"add": "fadd", "add_any": "fadd", "sub": "fsub", "mul": "fmul", "div":
 _CMP = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
 _INTRINSIC1 = {"abs": "fabs", "sqrt": "sqrt", "floor": "floor", "ceil": "ceil"}
 _BOOL_OPS = {"and": "and", "or": "or", "xor": "xor"}
-SUPPORTED = frozenset({*_MVEC1, *_MVEC2, *_ARITH, *_CMP, *_INTRINSIC1, *_BOOL_OPS, "neg",
-                       "exp2", "max", "min", "square", "rsqrt", "logistic", "sign", "integer_pow",
-                       "fused_multiply_add", "select_n", "convert_element_type", "not",
-                       "is_finite", "clamp", "broadcast_in_dim", "reduce_sum", "reduce_max",
-                       "reduce_min"})
+#: on integers: wrapping arithmetic, bitwise ops, and comparisons signed or not by dtype
+_INT_ARITH = {"add": "add", "add_any": "add", "sub": "sub", "mul": "mul", **_BOOL_OPS}
+_INT_CMP = {"eq": ("eq", "eq"), "ne": ("ne", "ne"), "lt": ("slt", "ult"), "le": ("sle", "ule"),
+            "gt": ("sgt", "ugt"), "ge": ("sge", "uge")}
+_SHIFTS = {"shift_left": "shl", "shift_right_logical": "lshr", "shift_right_arithmetic": "ashr"}
+INT_OPS = frozenset({*_INT_ARITH, *_INT_CMP, *_SHIFTS, "neg", "not", "abs", "max", "min",
+                     "select_n", "convert_element_type", "bitcast_convert_type",
+                     "broadcast_in_dim"})
+SUPPORTED = frozenset({*_MVEC1, *_MVEC2, *_ARITH, *_CMP, *_INTRINSIC1, *_BOOL_OPS, *INT_OPS,
+                       "exp2", "square", "rsqrt", "logistic", "sign", "integer_pow",
+                       "fused_multiply_add", "is_finite", "clamp", "erf_inv", "reduce_sum",
+                       "reduce_max", "reduce_min"})
 
 
 def _const(value: Any, dtype: np.dtype) -> str:
     if dtype == BOOL:
         return "true" if bool(value) else "false"
+    if dtype in INTS:  # LLVM reads integer literals as signed
+        return str(int(np.asarray(value, dtype).view(f"i{dtype.itemsize}")))
     bits = struct.unpack("<Q", struct.pack("<d", float(np.asarray(value, dtype))))[0]
     return f"0x{bits:016X}"
 
@@ -166,6 +178,13 @@ def _check_types(cluster: Any) -> None:
                 raise Unsupported(f"dtype {dtype}")
         if name == "select_n" and (len(e.invars) != 3 or e.invars[0].aval.dtype != BOOL):
             raise Unsupported("select_n with an integer predicate")
+        if name not in INT_OPS and any(v.aval.dtype in INTS for v in (*e.invars, *e.outvars)):
+            raise Unsupported(f"{name} of integers")
+        if name == "bitcast_convert_type" and BOOL in (e.invars[0].aval.dtype,
+                                                       e.outvars[0].aval.dtype):
+            raise Unsupported("bitcast_convert_type of booleans")
+        if name == "erf_inv" and e.invars[0].aval.dtype != F32:
+            raise Unsupported("erf_inv of float64 (XLA's polynomial is float32 here)")
         if name in (*_CMP, *_MVEC1, *_MVEC2, *_ARITH, *_INTRINSIC1, "neg", "exp2", "max", "min",
                     "square", "rsqrt", "logistic", "sign", "integer_pow", "is_finite",
                     "clamp") and any(a.aval.dtype == BOOL for a in e.invars):
@@ -205,11 +224,14 @@ class _Builder:
         return self.emit(f"shufflevector <1 x {t}> {one}, <1 x {t}> poison, "
                          f"<{self.w} x i32> zeroinitializer")
 
-    def intrinsic(self, name: str, dtype: np.dtype, *args: str) -> str:
+    def intrinsic(self, name: str, dtype: np.dtype, *args: str, flag: str = "") -> str:
+        """llvm.{name} on vectors of dtype; `flag` an extra i1 argument (llvm.abs's)."""
         t = self.ty(dtype)
-        suffix = f"v{self.w}{'f32' if dtype == F32 else 'f64'}"
-        self.decls.add(f"declare {t} @llvm.{name}.{suffix}({', '.join([t] * len(args))})")
-        return self.emit(f"call {t} @llvm.{name}.{suffix}({', '.join(f'{t} {a}' for a in args)})")
+        suffix = f"v{self.w}{_mt(dtype)}"
+        extra = ", i1" if flag else ""
+        self.decls.add(f"declare {t} @llvm.{name}.{suffix}({', '.join([t] * len(args))}{extra})")
+        operands = ", ".join(f"{t} {a}" for a in args) + (f", i1 {flag}" if flag else "")
+        return self.emit(f"call {t} @llvm.{name}.{suffix}({operands})")
 
     def mvec(self, fn: str, dtype: np.dtype, *args: str) -> str:
         """libmvec's vector `fn` on W lanes, in chunks of its native width."""
@@ -244,6 +266,19 @@ def _op(b: _Builder, e: Any, args: list[str]) -> str:
     in_dt = [np.dtype(a.aval.dtype) for a in e.invars]
     dt = np.dtype(e.outvars[0].aval.dtype)
     t = b.ty(dt)
+    if name == "convert_element_type":
+        return _convert(b, args[0], in_dt[0], dt)
+    if name == "bitcast_convert_type":
+        return args[0] if in_dt[0] == dt else b.emit(f"bitcast {b.ty(in_dt[0])} {args[0]} to {t}")
+    if in_dt[-1] in INTS:  # select_n's cases are its last operands
+        return _int_op(b, name, args, in_dt[-1], t)
+    if name == "erf_inv":
+        return _erf_inv(b, args[0])
+    if dt == F32 and name in _XLA_F32:  # XLA's own float32 code, not libmvec's
+        return _erf_inv(b, args[0], name, *args[1:])
+    if dt == F32 and name == "exp2":  # exp(x * ln 2), as below
+        scaled = b.emit(f"fmul {t} {args[0]}, {b.splat_const(np.log(2), dt)}")
+        return _erf_inv(b, scaled, "exp")
     if name in _ARITH:
         return b.emit(f"{_ARITH[name]} {t} {args[0]}, {args[1]}")
     if name == "neg":
@@ -303,17 +338,81 @@ def _op(b: _Builder, e: Any, args: list[str]) -> str:
         return b.emit(f"select {b.ty(BOOL)} {args[0]}, {t} {args[2]}, {t} {args[1]}")
     if name == "integer_pow":
         return _integer_pow(b, args[0], e.params["y"], dt)
-    if name == "convert_element_type":
-        src = in_dt[0]
-        if src == dt:
-            return args[0]
-        if src == BOOL:
-            return b.emit(f"uitofp {b.ty(BOOL)} {args[0]} to {t}")
-        if dt == BOOL:
-            return b.emit(f"fcmp une {b.ty(src)} {args[0]}, {b.splat_const(0, src)}")
-        op = "fpext" if dt == F64 else "fptrunc"
-        return b.emit(f"{op} {b.ty(src)} {args[0]} to {t}")
     raise Unsupported(f"{name} has no native code")
+
+
+def _int_op(b: _Builder, name: str, args: list[str], dt: np.dtype, t: str) -> str:
+    """An operation on integer vectors of dtype dt (t: the result's vector type)."""
+    signed = dt.kind == "i"
+    if name in _INT_ARITH:
+        return b.emit(f"{_INT_ARITH[name]} {t} {args[0]}, {args[1]}")
+    if name in _INT_CMP:
+        return b.emit(f"icmp {_INT_CMP[name][0 if signed else 1]} {b.ty(dt)} {args[0]}, {args[1]}")
+    if name == "select_n":
+        return b.emit(f"select {b.ty(BOOL)} {args[0]}, {t} {args[2]}, {t} {args[1]}")
+    if name == "neg":
+        return b.emit(f"sub {t} zeroinitializer, {args[0]}")
+    if name == "not":
+        return b.emit(f"xor {t} {args[0]}, {b.splat_const(np.array(-1).astype(dt), dt)}")
+    if name == "abs":  # abs(MIN) is MIN, as in XLA and NumPy
+        return b.intrinsic("abs", dt, args[0], flag="false") if signed else args[0]
+    if name in ("max", "min"):
+        return b.intrinsic(("s" if signed else "u") + name, dt, *args)
+    if name in _SHIFTS:
+        # XLA: an amount outside [0, bits) shifts everything out (the sign, for arithmetic)
+        width = b.splat_const(8 * dt.itemsize, dt)
+        inside = b.emit(f"icmp ult {t} {args[1]}, {width}")
+        if name == "shift_right_arithmetic":
+            most = b.splat_const(8 * dt.itemsize - 1, dt)
+            amount = b.emit(f"select {b.ty(BOOL)} {inside}, {t} {args[1]}, {t} {most}")
+            return b.emit(f"ashr {t} {args[0]}, {amount}")
+        amount = b.emit(f"select {b.ty(BOOL)} {inside}, {t} {args[1]}, {t} zeroinitializer")
+        shifted = b.emit(f"{_SHIFTS[name]} {t} {args[0]}, {amount}")
+        return b.emit(f"select {b.ty(BOOL)} {inside}, {t} {shifted}, {t} zeroinitializer")
+    raise Unsupported(f"{name} of integers")
+
+
+def _convert(b: _Builder, x: str, src: np.dtype, dt: np.dtype) -> str:
+    """convert_element_type between booleans, integers and floats (never float to integer:
+    the fusion plan keeps that out of clusters)."""
+    t, ts = b.ty(dt), b.ty(src)
+    if src == dt:
+        return x
+    if dt == BOOL:
+        zero = b.splat_const(0, src)
+        return b.emit(f"icmp ne {ts} {x}, {zero}" if src in INTS else f"fcmp une {ts} {x}, {zero}")
+    if dt in INTS:
+        if src == BOOL or (src in INTS and src.kind == "u" and src.itemsize < dt.itemsize):
+            return b.emit(f"zext {ts} {x} to {t}")
+        if src.itemsize < dt.itemsize:
+            return b.emit(f"sext {ts} {x} to {t}")
+        if src.itemsize > dt.itemsize:
+            return b.emit(f"trunc {ts} {x} to {t}")
+        return x  # same width, other signedness: the same bits
+    if src == BOOL or src.kind == "u":
+        return b.emit(f"uitofp {ts} {x} to {t}")
+    if src in INTS:
+        return b.emit(f"sitofp {ts} {x} to {t}")
+    return b.emit(f"{'fpext' if dt == F64 else 'fptrunc'} {ts} {x} to {t}")
+
+
+#: float32 functions computed as XLA computes them (tier1/xla_math.py), bit for bit with
+#: tier 0 and eager (primitives/xla_math.py), instead of with libmvec
+#: (glibc's scalar sinf, cosf, tanf, atanf, atan2f, cbrtf where XLA calls them: libmvec's differ)
+_XLA_F32 = frozenset({"exp", "log", "log1p", "expm1", "tanh", "logistic", "sin", "cos", "sinh",
+                      "cosh", "asin", "acos", "asinh", "acosh", "atanh", "atan2", "tan", "atan",
+                      "cbrt"})
+
+
+def _erf_inv(b: _Builder, x: str, method: str = "erf_inv", *more: str) -> str:
+    """XLA's float32 erf_inv, or another of its functions (tier1/xla_math.py's steps, over
+    the kernel's lanes)."""
+    from pyjax._src.backend.tier1.xla_math import _Builder as XlaBuilder
+    xb = XlaBuilder(b.w, prefix=b.fresh() + "e")
+    out = getattr(xb, method)(x, *more)
+    b.lines += xb.lines
+    b.decls.update(xb.declarations())
+    return out
 
 
 def _integer_pow(b: _Builder, x: str, y: int, dt: np.dtype) -> str:
@@ -950,4 +1049,5 @@ def _column_blocks(isa: Isa, decls: set, acc_dt: np.dtype, acc_t: str, acc_init:
 
 
 def _mt(dtype: np.dtype) -> str:
-    return {F32: "f32", F64: "f64", BOOL: "i8"}[dtype]
+    """The type's name in intrinsics' suffixes."""
+    return {F32: "f32", F64: "f64", BOOL: "i8"}.get(dtype) or _LLVM[dtype]

@@ -73,8 +73,9 @@ def _setup() -> Any:
 
 
 #: what every parallel kernel reads on each call (codegen._parallel_ir): the most threads it
-#: splits over, and the fewest elements worth a thread of their own
-_controls = (ctypes.c_int64 * 2)(1, 1 << 15)
+#: splits over, and the fewest elements worth a thread of their own (large: libgomp's join
+#: waits for a worker the OS has not run, ~16 ms on a loaded machine, so only big kernels split)
+_controls = (ctypes.c_int64 * 2)(1, 1 << 18)
 #: why kernels run on one thread only, or None
 serial_reason: str | None = None
 

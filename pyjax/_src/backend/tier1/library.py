@@ -15,7 +15,7 @@ class KernelLibrary:
 
     def __init__(self, ir_of: Callable[[Any], str]) -> None:
         self._ir_of = ir_of
-        self._kernels: dict[Any, Any] = {}  # key -> kernel; None while building; False: none
+        self._kernels: dict[Any, Any] = {}  # key -> kernel; None while building; False: failed
         self._lock = threading.Lock()
 
     def get(self, key: Any) -> Callable | None:
@@ -28,11 +28,10 @@ class KernelLibrary:
 
     def _start(self, key: Any) -> None:
         from pyjax._src.backend import tier1
+        if tier1.reason() is not None:  # asked again later: a test may turn tier 1 on
+            return
         with self._lock:
             if key in self._kernels:
-                return
-            if tier1.reason() is not None:
-                self._kernels[key] = False
                 return
             self._kernels[key] = None
         if tier1.FORCED:

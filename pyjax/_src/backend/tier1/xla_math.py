@@ -1,5 +1,7 @@
-"""XLA's float32 log, log1p and erf_inv as native kernels (primitives/xla_math.py's NumPy code,
-step for step, one LLVM loop per element instead of ~150 NumPy passes).
+"""XLA's float32 exp, logistic, tanh, expm1, log, log1p, erf_inv, and glibc's sinf and cosf (what
+XLA calls for sin and cos), as native kernels: primitives/xla_math.py's NumPy code step for step,
+one LLVM loop over vectors instead of ~20 to ~150 NumPy passes.  The same `_Builder` code runs
+inline in tier 1's fused kernels (codegen.py), so eager, tier 0 and tier 1 give the same bits.
 
 The same operations in the same order, with `llvm.fma` wherever the NumPy version emulates a
 fused multiply-add (as XLA's LLVM contracts them): the bits agree with the NumPy code, which
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import struct
+from typing import Any
 
 import numpy as np
 
@@ -31,122 +34,517 @@ def _f32(value: float) -> str:
 
 
 class _Builder:
-    """Straight-line float32 SSA code, one method per operation."""
+    """Straight-line float32 SSA code, one method per operation, on scalars or on vectors of
+    `lanes` lanes (tier 1's fused kernels); value names start with `prefix`."""
 
-    def __init__(self) -> None:
+    def __init__(self, lanes: int = 1, prefix: str = "%v") -> None:
         self.lines: list[str] = []
         self.count = 0
+        self.lanes, self.prefix = lanes, prefix
+        vector = (lambda t: f"<{lanes} x {t}>") if lanes > 1 else (lambda t: t)
+        self.t, self.it, self.bt = vector("float"), vector("i32"), vector("i1")
+        self.dt, self.lt = vector("double"), vector("i64")
+        self.suffix = f"v{lanes}f32" if lanes > 1 else "f32"
+        self.extra: dict[str, None] = {}  # further declarations, in first-use order
+        #: sin/cos reduce |y| >= 120 too (False: code for vectors known to hold none)
+        self.large_range = True
+
+    def declarations(self) -> list[str]:
+        """The intrinsics the code calls (and the tables it reads)."""
+        t = self.t
+        return [f"declare {t} @llvm.fma.{self.suffix}({t}, {t}, {t})",
+                f"declare {t} @llvm.fabs.{self.suffix}({t})",
+                f"declare {t} @llvm.sqrt.{self.suffix}({t})", *self.extra]
+
+    def intrinsic(self, name: str, scalar: str, *args: str) -> str:
+        """llvm.`name` on values of the scalar type `scalar` ("float" or "double") over the
+        lanes."""
+        t = self.t if scalar == "float" else self.dt
+        suffix = (f"v{self.lanes}" if self.lanes > 1 else "") + ("f32" if scalar == "float"
+                                                                else "f64")
+        self.extra[f"declare {t} @llvm.{name}.{suffix}({', '.join([t] * len(args))})"] = None
+        return self.emit(f"call {t} @llvm.{name}.{suffix}({', '.join(f'{t} {a}' for a in args)})")
+
+    def splat(self, scalar: str, constant: str) -> str:
+        """A constant of the scalar type over the lanes."""
+        return constant if self.lanes == 1 else \
+            "<" + ", ".join([f"{scalar} {constant}"] * self.lanes) + ">"
+
+    def kd(self, value: float) -> str:
+        """A float64 constant (splat over the lanes)."""
+        return self.splat("double", "0x%016X" % struct.unpack("<Q", struct.pack("<d", value))[0])
+
+    def kl(self, value: int) -> str:
+        """An i64 constant (splat over the lanes)."""
+        return self.splat("i64", str(int(np.array(value, np.uint64).view(np.int64))))
+
+    def k(self, value: float) -> str:
+        """A float32 constant (splat over the lanes)."""
+        c = _f32(value)
+        return c if self.lanes == 1 else "<" + ", ".join([f"float {c}"] * self.lanes) + ">"
+
+    def ki(self, value: int) -> str:
+        """An i32 constant (splat over the lanes)."""
+        c = str(int(np.array(value, np.uint32).view(np.int32)))
+        return c if self.lanes == 1 else "<" + ", ".join([f"i32 {c}"] * self.lanes) + ">"
 
     def emit(self, text: str) -> str:
         self.count += 1
-        name = f"%v{self.count}"
+        name = f"{self.prefix}{self.count}"
         self.lines.append(f"  {name} = {text}")
         return name
 
     def op(self, name: str, a: str, b: str) -> str:
-        return self.emit(f"{name} float {a}, {b}")
+        return self.emit(f"{name} {self.t} {a}, {b}")
 
     def fma(self, a: str, b: str, c: str) -> str:
-        return self.emit(f"call float @llvm.fma.f32(float {a}, float {b}, float {c})")
+        t = self.t
+        return self.emit(f"call {t} @llvm.fma.{self.suffix}({t} {a}, {t} {b}, {t} {c})")
 
     def call1(self, fn: str, a: str) -> str:
-        return self.emit(f"call float @llvm.{fn}.f32(float {a})")
+        return self.emit(f"call {self.t} @llvm.{fn}.{self.suffix}({self.t} {a})")
 
     def cmp(self, predicate: str, a: str, b: str) -> str:
-        return self.emit(f"fcmp {predicate} float {a}, {b}")
+        return self.emit(f"fcmp {predicate} {self.t} {a}, {b}")
 
     def select(self, cond: str, a: str, b: str) -> str:
-        return self.emit(f"select i1 {cond}, float {a}, float {b}")
+        return self.emit(f"select {self.bt} {cond}, {self.t} {a}, {self.t} {b}")
 
     def horner(self, x: str, coefficients: tuple) -> str:
         """sum c_i x^(n-i) by fused multiply-adds (highest power first)."""
-        acc = _f32(coefficients[0])
+        acc = self.k(coefficients[0])
         for c in coefficients[1:]:
-            acc = self.fma(acc, x, _f32(c))
+            acc = self.fma(acc, x, self.k(c))
         return acc
 
     def log(self, v: str) -> str:
         """XLA's log (Cephes, as primitives/xla_math._log_f32)."""
-        normal = self.select(self.cmp("ogt", v, _f32(2.0 ** -126)), v, _f32(2.0 ** -126))
-        bits = self.emit(f"bitcast float {normal} to i32")
-        exponent = self.emit(f"lshr i32 {bits}, 23")
-        unbiased = self.emit(f"sub i32 {exponent}, 127")
-        e = self.op("fadd", self.emit(f"sitofp i32 {unbiased} to float"), _f32(1))
-        mantissa = self.emit(f"or i32 {self.emit(f'and i32 {bits}, 2155872255')}, 1056964608")
-        x = self.emit(f"bitcast i32 {mantissa} to float")
-        small = self.cmp("olt", x, _f32(0.707106781186547524))
-        e = self.op("fsub", e, self.select(small, _f32(1), _f32(0)))
-        x = self.op("fadd", self.op("fsub", x, _f32(1)), self.select(small, x, _f32(0)))
+        normal = self.select(self.cmp("ogt", v, self.k(2.0 ** -126)), v, self.k(2.0 ** -126))
+        bits = self.emit(f"bitcast {self.t} {normal} to {self.it}")
+        exponent = self.emit(f"lshr {self.it} {bits}, {self.ki(23)}")
+        unbiased = self.emit(f"sub {self.it} {exponent}, {self.ki(127)}")
+        e = self.op("fadd", self.emit(f"sitofp {self.it} {unbiased} to {self.t}"), self.k(1))
+        fraction = self.emit(f"and {self.it} {bits}, {self.ki(2155872255)}")
+        mantissa = self.emit(f"or {self.it} {fraction}, {self.ki(1056964608)}")
+        x = self.emit(f"bitcast {self.it} {mantissa} to {self.t}")
+        small = self.cmp("olt", x, self.k(0.707106781186547524))
+        e = self.op("fsub", e, self.select(small, self.k(1), self.k(0)))
+        x = self.op("fadd", self.op("fsub", x, self.k(1)), self.select(small, x, self.k(0)))
         x2 = self.op("fmul", x, x)
         x3 = self.op("fmul", x2, x)
         coefficients = _numpy_version()._LOG_P
         y, y1, y2 = (self.horner(x, coefficients[i:i + 3]) for i in (0, 3, 6))
         y = self.fma(self.fma(self.fma(y, x3, y1), x3, y2), x3,
-                     self.op("fmul", _f32(-2.12194440e-4), e))
-        out = self.op("fadd", self.fma(x2, _f32(-0.5), x), y)
-        out = self.fma(e, _f32(0.693359375), out)
-        # log(0) = -inf, log(inf) = inf, NaN below 0 (and for NaN)
-        out = self.select(self.cmp("ogt", v, _f32(0)), out, _f32(float("nan")))
-        out = self.select(self.cmp("oeq", v, _f32(0)), _f32(float("-inf")), out)
-        return self.select(self.cmp("oeq", v, _f32(float("inf"))), v, out)
+                     self.op("fmul", self.k(-2.12194440e-4), e))
+        out = self.op("fadd", self.fma(x2, self.k(-0.5), x), y)
+        out = self.fma(e, self.k(0.693359375), out)
+        # log(0) = -inf, log(inf) = inf, NaN below 0 and for NaN
+        nan = self.emit(f"bitcast {self.it} {self.ki(0xFFFFFFFF)} to {self.t}")  # all bits set
+        out = self.select(self.cmp("ogt", v, self.k(0)), out, nan)
+        out = self.select(self.cmp("oeq", v, self.k(0)), self.k(float("-inf")), out)
+        return self.select(self.cmp("oeq", v, self.k(float("inf"))), v, out)
 
-    def log1p(self, x: str) -> str:
-        """XLA's log1p: a Cephes rational function for |x| < sqrt(2) - 1, else log(1 + x)."""
+    def log1p(self, x: str, shared_half: bool = False) -> str:
+        """XLA's log1p: a Cephes rational function for |x| < sqrt(2) - 1, else log(1 + x)
+        (shared_half: the other product fused, as primitives/xla_math._log1p_small)."""
         x2 = self.op("fmul", x, x)
         constants = _numpy_version()
         num = self.horner(x, constants._LOG1P_NUM64)
         den = self.horner(x, constants._LOG1P_DEN64)
         ratio = self.op("fdiv", num, den)
-        small = self.op("fadd", x, self.fma(x2, _f32(-0.5), self.op("fmul", self.op(
-            "fmul", x, x2), ratio)))
-        large = self.log(self.op("fadd", x, _f32(1)))
-        near = self.cmp("olt", self.call1("fabs", x), _f32(0.41421356237309504880))
+        cube = self.op("fmul", x, x2)
+        if shared_half:
+            small = self.op("fadd", x, self.fma(cube, ratio, self.op("fmul", x2, self.k(-0.5))))
+        else:
+            small = self.op("fadd", x, self.fma(x2, self.k(-0.5), self.op("fmul", cube, ratio)))
+        large = self.log(self.op("fadd", x, self.k(1)))
+        near = self.cmp("olt", self.call1("fabs", x), self.k(0.41421356237309504880))
         return self.select(near, small, large)
 
     def erf_inv(self, x: str) -> str:
         """Giles' single precision erf_inv; +-inf at +-1."""
         square = self.op("fmul", x, x)
-        w = self.emit(f"fneg float {self.log1p(self.emit(f'fneg float {square}'))}")
+        w = self.emit(f"fneg {self.t} {self.log1p(self.emit(f'fneg {self.t} {square}'))}")
         constants = _numpy_version()
-        central = self.horner(self.op("fsub", w, _f32(2.5)), constants._ERFINV_LT5)
-        tail = self.horner(self.op("fsub", self.call1("sqrt", w), _f32(3)), constants._ERFINV_GE5)
-        p = self.select(self.cmp("olt", w, _f32(5)), central, tail)
+        central = self.horner(self.op("fsub", w, self.k(2.5)), constants._ERFINV_LT5)
+        tail = self.horner(self.op("fsub", self.call1("sqrt", w), self.k(3)), constants._ERFINV_GE5)
+        p = self.select(self.cmp("olt", w, self.k(5)), central, tail)
         out = self.op("fmul", p, x)
-        edge = self.cmp("oeq", self.call1("fabs", x), _f32(1))
-        return self.select(edge, self.op("fmul", x, _f32(float("inf"))), out)
+        edge = self.cmp("oeq", self.call1("fabs", x), self.k(1))
+        return self.select(edge, self.op("fmul", x, self.k(float("inf"))), out)
+
+    # exp, logistic, tanh, expm1 (primitives/xla_math.py's _exp_parts and the rest)
+
+    def clamp(self, x: str, lo: float, hi: float) -> str:
+        """min(max(x, lo), hi), NaN staying NaN (as np.clip)."""
+        x = self.select(self.cmp("olt", x, self.k(lo)), self.k(lo), x)
+        return self.select(self.cmp("ogt", x, self.k(hi)), self.k(hi), x)
+
+    def exp_parts(self, x: str) -> tuple[str, str]:
+        """exp(x) as y * 2^n: the values y and 2^n."""
+        c = _numpy_version()
+        x = self.clamp(x, c._EXP_LO, c._EXP_HI)
+        n = self.intrinsic("floor", "float", self.fma(x, self.k(c._LOG2E), self.k(0.5)))
+        n = self.clamp(n, -127, 127)
+        r = self.fma(n, self.k(-c._EXP_LN2_HI), x)
+        r = self.fma(n, self.k(-c._EXP_LN2_LO), r)
+        y = self.fma(self.horner(r, c._EXP_P), self.op("fmul", r, r), r)
+        y = self.op("fadd", y, self.k(1))
+        # NaN n: 0 here (fptosi would be poison), scale 1 in NumPy's integer indefinite alike
+        n = self.select(self.cmp("uno", n, n), self.k(0), n)
+        k = self.emit(f"fptosi {self.t} {n} to {self.it}")
+        k = self.emit(f"shl {self.it} {self.emit(f'add {self.it} {k}, {self.ki(127)}')}, "
+                      f"{self.ki(23)}")
+        return y, self.emit(f"bitcast {self.it} {k} to {self.t}")
+
+    def exp(self, x: str) -> str:
+        """XLA's exp."""
+        y, scale = self.exp_parts(x)
+        return self.op("fmul", y, scale)
+
+    def logistic(self, x: str) -> str:
+        """XLA's logistic: 1 / (1 + exp(-x)), exp's last product fused into the sum."""
+        y, scale = self.exp_parts(self.emit(f"fneg {self.t} {x}"))
+        return self.op("fdiv", self.k(1), self.fma(y, scale, self.k(1)))
+
+    def tanh(self, x: str) -> str:
+        """XLA's tanh: a rational function of x clamped to +-7.9988; x below 0.0004, +-1 from
+        20 (in magnitude)."""
+        c = _numpy_version()
+        clamped = self.clamp(x, -c._TANH_CLAMP, c._TANH_CLAMP)
+        square = self.op("fmul", clamped, clamped)
+        num = self.op("fmul", self.horner(square, c._TANH_NUM), clamped)
+        out = self.op("fdiv", num, self.horner(square, c._TANH_DEN))
+        magnitude = self.call1("fabs", x)
+        out = self.select(self.cmp("olt", magnitude, self.k(0.0004)), x, out)
+        one = self.intrinsic("copysign", "float", self.k(1), x)
+        return self.select(self.cmp("oge", magnitude, self.k(20)), one, out)
+
+    def expm1(self, x: str) -> str:
+        """XLA's expm1: exp(x) - 1 beyond 1/2 in magnitude, else tanh(x/2) (exp(x) + 1); x
+        where x/2 is 0."""
+        e = self.exp(x)
+        half = self.op("fmul", x, self.k(0.5))
+        small = self.op("fmul", self.tanh(half), self.op("fadd", e, self.k(1)))
+        out = self.select(self.cmp("ogt", self.call1("fabs", x), self.k(0.5)),
+                          self.op("fsub", e, self.k(1)), small)
+        return self.select(self.cmp("oeq", half, self.k(0)), x, out)
+
+    # sinh, cosh, asin, acos, asinh, acosh, atanh: JAX's decompositions
+    # (primitives/xla_math.py's _sinh_f32 and the rest)
+
+    def sinh(self, x: str) -> str:
+        """|x| < 1: (e + e / (e + 1)) / 2, e = expm1(x); else exp(x - ln 2) - exp(-ln 2 - x)."""
+        c = _numpy_version()
+        e = self.expm1(x)
+        small = self.op("fadd", e, self.op("fdiv", e, self.op("fadd", e, self.k(1))))
+        small = self.op("fmul", small, self.k(0.5))
+        y1, s1 = self.exp_parts(self.op("fadd", x, self.k(c._NEG_LN2)))
+        y2, s2 = self.exp_parts(self.op("fsub", self.k(c._NEG_LN2), x))
+        big = self.fma(y1, s1, self.emit(f"fneg {self.t} {self.op('fmul', y2, s2)}"))
+        out = self.select(self.cmp("olt", self.call1("fabs", x), self.k(1)), small, big)
+        return self.select(self.cmp("uno", x, x), self.op("fadd", x, x), out)  # x's NaN
+
+    def cosh(self, x: str) -> str:
+        """exp(x - ln 2) + exp(-ln 2 - x)."""
+        c = _numpy_version()
+        y1, s1 = self.exp_parts(self.op("fadd", x, self.k(c._NEG_LN2)))
+        y2, s2 = self.exp_parts(self.op("fsub", self.k(c._NEG_LN2), x))
+        return self.fma(y1, s1, self.op("fmul", y2, s2))
+
+    def libm(self, fn: str, *args: str) -> str:
+        """The C library's float function `fn` (what XLA calls for it), lane by lane (libmvec's
+        vector versions differ from it in the last bit)."""
+        self.extra[f"declare float @{fn}({', '.join(['float'] * len(args))})"] = None
+        if self.lanes == 1:
+            return self.emit(f"call float @{fn}({', '.join(f'float {a}' for a in args)})")
+        out = "poison"
+        for lane in range(self.lanes):
+            parts = [self.emit(f"extractelement {self.t} {a}, i32 {lane}") for a in args]
+            value = self.emit(f"call float @{fn}({', '.join(f'float {a}' for a in parts)})")
+            out = self.emit(f"insertelement {self.t} {out}, float {value}, i32 {lane}")
+        return out
+
+    def atan2(self, y: str, x: str) -> str:
+        """XLA's atan2: glibc's atan2f."""
+        return self.libm("atan2f", y, x)
+
+    def tan(self, x: str) -> str:
+        """XLA's tan: glibc's tanf."""
+        return self.libm("tanf", x)
+
+    def atan(self, x: str) -> str:
+        """XLA's atan (on vectors of 8): glibc's atanf."""
+        return self.libm("atanf", x)
+
+    def cbrt(self, x: str) -> str:
+        """XLA's cbrt: glibc's cbrtf."""
+        return self.libm("cbrtf", x)
+
+    def _one_minus_square_root(self, x: str) -> str:
+        """sqrt((1 - x)(1 + x))."""
+        product = self.op("fmul", self.op("fsub", self.k(1), x), self.op("fadd", x, self.k(1)))
+        return self.call1("sqrt", product)
+
+    def asin(self, x: str) -> str:
+        """2 atan2(x, 1 + sqrt((1 - x)(1 + x)))."""
+        a = self.atan2(x, self.op("fadd", self._one_minus_square_root(x), self.k(1)))
+        return self.op("fadd", a, a)
+
+    def acos(self, x: str) -> str:
+        """atan2(sqrt((1 - x)(1 + x)), x)."""
+        return self.atan2(self._one_minus_square_root(x), x)
+
+    def asinh(self, x: str) -> str:
+        """sign(x) (|x| >= 2^64: log|x| + ln 2; else log1p(|x| + x^2 / (sqrt(x^2 + 1) + 1)))."""
+        c = _numpy_version()
+        magnitude = self.call1("fabs", x)
+        square = self.op("fmul", x, x)
+        root = self.op("fadd", self.call1("sqrt", self.op("fadd", square, self.k(1))), self.k(1))
+        near = self.log1p(self.op("fadd", magnitude, self.op("fdiv", square, root)))
+        far = self.op("fadd", self.log(magnitude), self.k(c._LN2))
+        value = self.select(self.cmp("oge", magnitude, self.k(1.8446743e19)), far, near)
+        nonzero = self.emit(f"uitofp {self.bt} {self.cmp('one', x, self.k(0))} to {self.t}")
+        sign = self.intrinsic("copysign", "float", nonzero, x)
+        sign = self.select(self.cmp("uno", x, x), x, sign)
+        return self.op("fmul", sign, value)
+
+    def acosh(self, x: str) -> str:
+        """x >= 2^127: log x + ln 2; else log1p(sqrt(x - 1) (sqrt(x + 1) + sqrt(x - 1)))."""
+        c = _numpy_version()
+        below = self.call1("sqrt", self.op("fadd", x, self.k(-1)))
+        total = self.op("fadd", self.call1("sqrt", self.op("fadd", x, self.k(1))), below)
+        near = self.log1p(self.op("fmul", below, total))
+        far = self.op("fadd", self.log(x), self.k(c._LN2))
+        return self.select(self.cmp("oge", x, self.k(1.70141173e38)), far, near)
+
+    def atanh(self, x: str) -> str:
+        """(log1p(x) - log1p(-x)) / 2; NaN beyond 1 in magnitude."""
+        difference = self.op("fsub", self.log1p(x, True),
+                             self.log1p(self.emit(f"fneg {self.t} {x}"), True))
+        out = self.op("fmul", difference, self.k(0.5))
+        beyond = self.cmp("ogt", self.call1("fabs", x), self.k(1))
+        return self.select(beyond, self.k(float("nan")), out)
+
+    # sin, cos: glibc's sinf/cosf (primitives/xla_math._sincos_f32), every lane through the
+    # reduction of both ranges
+
+    def dfma(self, a: str, b: str, c: str) -> str:
+        return self.intrinsic("fma", "double", a, b, c)
+
+    def sin_poly(self, x: str) -> str:
+        c = _numpy_version()
+        s1, s2, s3 = c._SIN_POLY
+        x2 = self.emit(f"fmul {self.dt} {x}, {x}")
+        x3 = self.emit(f"fmul {self.dt} {x}, {x2}")
+        return self.dfma(self.dfma(x2, self.kd(s3), self.kd(s2)),
+                         self.emit(f"fmul {self.dt} {x3}, {x2}"), self.dfma(x3, self.kd(s1), x))
+
+    def cos_poly(self, x: str) -> str:
+        c = _numpy_version()
+        c0, c1, c2, c3, c4 = c._COS_POLY
+        x2 = self.emit(f"fmul {self.dt} {x}, {x}")
+        x4 = self.emit(f"fmul {self.dt} {x2}, {x2}")
+        inner = self.dfma(x4, self.kd(c2), self.dfma(x2, self.kd(c1), self.kd(c0)))
+        return self.dfma(self.dfma(x2, self.kd(c4), self.kd(c3)),
+                         self.emit(f"fmul {self.dt} {x2}, {x4}"), inner)
+
+    def sin_or_cos_poly(self, x: str, use_sin: str) -> str:
+        """sin_poly(x) on the lanes where use_sin holds, cos_poly(x) on the others, as one
+        polynomial of per-lane operands: both are fma(fma(x^2, a, b), u x^2, fma(u, v, w))
+        with u = x^3 or x^4 (each product and multiply-add the one glibc's code rounds)."""
+        c = _numpy_version()
+        s1, s2, s3 = c._SIN_POLY
+        c0, c1, c2, c3, c4 = c._COS_POLY
+        dt = self.dt
+
+        def pick(for_sin: str, for_cos: str) -> str:
+            return self.emit(f"select {self.bt} {use_sin}, {dt} {for_sin}, {dt} {for_cos}")
+
+        x2 = self.emit(f"fmul {dt} {x}, {x}")
+        u = self.emit(f"fmul {dt} {pick(x, x2)}, {x2}")  # x^3 = x x^2, or x^4 = x^2 x^2
+        w = pick(x, self.dfma(x2, self.kd(c1), self.kd(c0)))
+        low = self.dfma(u, pick(self.kd(s1), self.kd(c2)), w)
+        high = self.dfma(x2, pick(self.kd(s3), self.kd(c4)), pick(self.kd(s2), self.kd(c3)))
+        return self.dfma(high, self.emit(f"fmul {dt} {u}, {x2}"), low)
+
+    def table_words(self, index: str) -> str:
+        """The i32 words of glibc's 4/pi table at `index` (i32 lanes)."""
+        table = _numpy_version()._INV_PIO4
+        self.extra["@xla_math_inv_pio4 = private unnamed_addr constant [24 x i32] ["
+                   + ", ".join(f"i32 {int(np.uint32(v).view(np.int32))}" for v in table)
+                   + "]"] = None
+
+        address = self.emit(f"getelementptr i32, ptr @xla_math_inv_pio4, {self.it} {index}")
+        if self.lanes == 1:
+            return self.emit(f"load i32, ptr {address}")
+        w = self.lanes  # (the index is in 0..23 on every lane)
+        gather = f"llvm.masked.gather.v{w}i32.v{w}p0"
+        self.extra[f"declare {self.it} @{gather}(<{w} x ptr>, i32, {self.bt}, {self.it})"] = None
+        return self.emit(f"call {self.it} @{gather}(<{w} x ptr> {address}, i32 4, {self.bt} "
+                         f"{self.splat('i1', 'true')}, {self.it} poison)")
+
+    def reduce_large(self, bits: str) -> tuple[str, str]:
+        """glibc's reduction of |y| >= 120 in integers: (r as doubles, the quadrant n in 0..3
+        as i32)."""
+        it, lt = self.it, self.lt
+        index = self.emit(f"and {it} {self.emit(f'lshr {it} {bits}, {self.ki(26)}')}, "
+                          f"{self.ki(15)}")
+        shift = self.emit(f"and {it} {self.emit(f'lshr {it} {bits}, {self.ki(23)}')}, "
+                          f"{self.ki(7)}")
+        m = self.emit(f"or {it} {self.emit(f'and {it} {bits}, {self.ki(0xFFFFFF)}')}, "
+                      f"{self.ki(0x800000)}")
+        m = self.emit(f"shl {it} {m}, {shift}")
+        words = [self.table_words(self.emit(f"add {it} {index}, {self.ki(k)}")) for k in (0, 4, 8)]
+        low = self.emit(f"zext {it} {self.emit(f'mul {it} {m}, {words[0]}')} to {lt}")
+        m64 = self.emit(f"zext {it} {m} to {lt}")
+        middle = self.emit(f"mul {lt} {m64}, {self.emit(f'zext {it} {words[1]} to {lt}')}")
+        high = self.emit(f"mul {lt} {m64}, {self.emit(f'zext {it} {words[2]} to {lt}')}")
+        total = self.emit(f"or {lt} {self.emit(f'lshr {lt} {high}, {self.kl(32)}')}, "
+                          f"{self.emit(f'shl {lt} {low}, {self.kl(32)}')}")
+        total = self.emit(f"add {lt} {total}, {middle}")
+        n = self.emit(f"lshr {lt} {self.emit(f'add {lt} {total}, {self.kl(1 << 61)}')}, "
+                      f"{self.kl(62)}")
+        total = self.emit(f"sub {lt} {total}, {self.emit(f'shl {lt} {n}, {self.kl(62)}')}")
+        # the float64 of the signed 64-bit total, rounded once: its high half (exact) * 2^32 plus
+        # its low half (exact), as 32-bit conversions (without AVX-512, a vector of i64 -> f64
+        # conversions is lane by lane)
+        high = self.emit(f"trunc {lt} {self.emit(f'ashr {lt} {total}, {self.kl(32)}')} to {it}")
+        high = self.emit(f"sitofp {it} {high} to {self.dt}")
+        low = self.emit(f"trunc {lt} {total} to {it}")
+        low = self.emit(f"sitofp {it} {self.emit(f'xor {it} {low}, {self.ki(0x80000000)}')} "
+                        f"to {self.dt}")
+        low = self.emit(f"fadd {self.dt} {low}, {self.kd(2.0 ** 31)}")
+        r = self.dfma(high, self.kd(2.0 ** 32), low)
+        r = self.emit(f"fmul {self.dt} {r}, {self.kd(_numpy_version()._PI_2_64)}")
+        return r, self.emit(f"trunc {lt} {n} to {it}")
+
+    def sincos(self, y: str, cosine: bool) -> str:
+        """sin or cos through a function of its own (defined once per module): its vectors
+        without a lane of |y| >= 120 skip that reduction, a branch the straight-line code
+        around the call could not hold."""
+        t, name = self.t, f"@xla_math_{'cos' if cosine else 'sin'}_{self.lanes}"
+        mid, full = _Builder(self.lanes, "%m"), _Builder(self.lanes, "%f")
+        mid.large_range = False
+        near, anywhere = mid.sincos_inline("%y", cosine), full.sincos_inline("%y", cosine)
+        magnitude = f"and {self.it} %yb, {self.ki(0x7FFFFFFF)}"
+        if self.lanes == 1:
+            test = ["  %any = icmp uge i32 %ym, 1123024896"]  # 120.0's bits
+        else:
+            reduce = f"llvm.vector.reduce.or.v{self.lanes}i1"
+            self.extra[f"declare i1 @{reduce}({self.bt})"] = None
+            test = [f"  %yl = icmp uge {self.it} %ym, {self.ki(0x42F00000)}",
+                    f"  %any = call i1 @{reduce}({self.bt} %yl)"]
+        for builder in (mid, full):
+            self.extra.update(dict.fromkeys(builder.declarations()))
+        self.extra["\n".join([
+            f"define internal {t} {name}({t} %y) nounwind {{", "entry:",
+            f"  %yb = bitcast {t} %y to {self.it}", f"  %ym = {magnitude}", *test,
+            "  br i1 %any, label %large, label %near", "near:", *mid.lines, f"  ret {t} {near}",
+            "large:", *full.lines, f"  ret {t} {anywhere}", "}"])] = None
+        return self.emit(f"call {t} {name}({t} {y})")
+
+    def sincos_inline(self, y: str, cosine: bool) -> str:
+        """sin or cos as straight-line code (|y| >= 120 reduced too if self.large_range)."""
+        c = _numpy_version()
+        it, dt = self.it, self.dt
+        bits = self.emit(f"bitcast {self.t} {y} to {it}")
+        magnitude = self.emit(f"and {it} {bits}, {self.ki(0x7FFFFFFF)}")
+        x = self.emit(f"fpext {self.t} {y} to {dt}")
+        # |y| < 120: n = round(y 2/pi) through a scaled conversion, r = y - n pi/2 fused
+        scaled = self.emit(f"fmul {dt} {x}, {self.kd(c._TWO_OVER_PI_2_24)}")
+        middle = self.emit(f"icmp ult {it} {magnitude}, {self.ki(0x42F00000)}")
+        scaled = self.emit(f"select {self.bt} {middle}, {dt} {scaled}, {dt} {self.kd(0)}")
+        n = self.emit(f"fptosi {dt} {scaled} to {it}")
+        n = self.emit(f"ashr {it} {self.emit(f'add {it} {n}, {self.ki(0x800000)}')}, "
+                      f"{self.ki(24)}")
+        r = self.dfma(self.emit(f"sitofp {it} {n} to {dt}"), self.kd(-c._HALF_PI), x)
+        quadrant = n
+        if self.large_range:
+            large_r, large_n = self.reduce_large(bits)
+            r = self.emit(f"select {self.bt} {middle}, {dt} {r}, {dt} {large_r}")
+            sign = self.emit(f"lshr {it} {bits}, {self.ki(31)}")
+            quadrant = self.emit(f"select {self.bt} {middle}, {it} {n}, {it} "
+                                 f"{self.emit(f'add {it} {large_n}, {sign}')}")
+            n = self.emit(f"select {self.bt} {middle}, {it} {n}, {it} {large_n}")
+        odd = self.emit(f"and {it} {n}, {self.ki(1)}")
+        use_sin = self.emit(f"icmp eq {it} {odd}, {self.ki(1 if cosine else 0)}")
+        value = self.sin_or_cos_poly(r, use_sin)
+        # sin's sign by quadrant (+ - - +), the cosine's negated in quadrants 2 and 3
+        sin_negative = self.emit(f"and {it} {self.emit(f'add {it} {quadrant}, {self.ki(1)}')}, "
+                                 f"{self.ki(2)}")
+        negative = self.emit(f"select {self.bt} {use_sin}, {it} {sin_negative}, {it} "
+                             f"{self.emit(f'and {it} {quadrant}, {self.ki(2)}')}")
+        negative = self.emit(f"icmp ne {it} {negative}, {self.ki(0)}")
+        value = self.emit(f"select {self.bt} {negative}, {dt} "
+                          f"{self.emit(f'fneg {dt} {value}')}, {dt} {value}")
+        out = self.emit(f"fptrunc {dt} {value} to {self.t}")
+        tiny = self.emit(f"icmp ult {it} {magnitude}, {self.ki(0x39800000)}")
+        out = self.select(tiny, self.k(1) if cosine else y, out)
+        difference = self.op("fsub", y, y)  # inf and NaN: (y - y) / (y - y)
+        special = self.emit(f"icmp uge {it} {magnitude}, {self.ki(0x7F800000)}")
+        return self.select(special, self.op("fdiv", difference, difference), out)
+
+    def sin(self, x: str) -> str:
+        """XLA's sin: glibc's sinf."""
+        return self.sincos(x, False)
+
+    def cos(self, x: str) -> str:
+        """XLA's cos: glibc's cosf."""
+        return self.sincos(x, True)
 
 
 def kernel_ir(name: str) -> str:
-    """LLVM IR of `kernel(rows, cols, ptrs)`: ptrs = input, output (float32, rows * cols)."""
-    b = _Builder()
-    result = getattr(b, name)("%x")
+    """LLVM IR of `kernel(in, out, n)`: out[i] = name(in[i]) for n float32 values, a vector of
+    the host's lanes at a time, then one at a time (the same operations: the same bits)."""
+    from pyjax._src.backend.tier1 import engine
+    lanes = engine.isa().lanes
+    vt = f"<{lanes} x float>"
+    vector, scalar = _Builder(lanes, "%v"), _Builder(1, "%s")
+    wide = getattr(vector, name)("%xv")
+    one = getattr(scalar, name)("%xs")
+    declarations = dict.fromkeys([*vector.declarations(), *scalar.declarations()])
     return "\n".join([
-        "declare float @llvm.fma.f32(float, float, float)",
-        "declare float @llvm.fabs.f32(float)", "declare float @llvm.sqrt.f32(float)", "",
-        'define void @kernel(i64 %R, i64 %C, ptr noalias %args) #0 {', "entry:",
-        "  %pin = load ptr, ptr %args", "  %pp1 = getelementptr ptr, ptr %args, i64 1",
-        "  %pout = load ptr, ptr %pp1", "  %n = mul i64 %R, %C", "  br label %loop", "loop:",
-        "  %i = phi i64 [ 0, %entry ], [ %i1, %body ]", "  %done = icmp uge i64 %i, %n",
-        "  br i1 %done, label %exit, label %body", "body:",
-        "  %xa = getelementptr float, ptr %pin, i64 %i", "  %x = load float, ptr %xa",
-        *b.lines,
-        "  %oa = getelementptr float, ptr %pout, i64 %i", f"  store float {result}, ptr %oa",
-        "  %i1 = add i64 %i, 1", "  br label %loop", "exit:", "  ret void", "}", "",
-        'attributes #0 = { nounwind "prefer-vector-width"="512" }'])
+        *declarations, "",
+        "define void @kernel(ptr noalias %pin, ptr noalias %pout, i64 %n) #0 {", "entry:",
+        f"  %nv = and i64 %n, {-lanes}", "  br label %vloop",
+        "vloop:", "  %i = phi i64 [ 0, %entry ], [ %i1, %vbody ]",
+        "  %vdone = icmp uge i64 %i, %nv", "  br i1 %vdone, label %sloop, label %vbody",
+        "vbody:", "  %xva = getelementptr float, ptr %pin, i64 %i",
+        f"  %xv = load {vt}, ptr %xva, align 4", *vector.lines,
+        "  %ova = getelementptr float, ptr %pout, i64 %i",
+        f"  store {vt} {wide}, ptr %ova, align 4", f"  %i1 = add i64 %i, {lanes}",
+        "  br label %vloop",
+        "sloop:", "  %j = phi i64 [ %nv, %vloop ], [ %j1, %sbody ]",
+        "  %sdone = icmp uge i64 %j, %n", "  br i1 %sdone, label %exit, label %sbody",
+        "sbody:", "  %xsa = getelementptr float, ptr %pin, i64 %j", "  %xs = load float, ptr %xsa",
+        *scalar.lines,
+        "  %osa = getelementptr float, ptr %pout, i64 %j", f"  store float {one}, ptr %osa",
+        "  %j1 = add i64 %j, 1", "  br label %sloop", "exit:", "  ret void", "}", "",
+        'attributes #0 = { nounwind }'])
 
 
 #: the kernels, by function name
 _library = KernelLibrary(kernel_ir)
+#: the compiled kernels as (in, out, n) functions, by name
+_calls: dict[str, Any] = {}
+_CALL_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
+_FLOAT32 = np.dtype(np.float32)
 
 
 def evaluate(name: str, x: np.ndarray) -> np.ndarray | None:
-    """XLA's float32 `name` ("log", "log1p" or "erf_inv") of x, or None while its kernel is
-    not ready (or tier 1 does not run here)."""
-    fn = _library.get(name)
+    """XLA's float32 `name` (a _Builder method: "exp", "log", "sin", "erf_inv", ...) of x, or
+    None while its kernel is not ready (or tier 1 does not run here)."""
+    fn = _calls.get(name)
     if fn is None:
-        return None
-    shape = np.shape(x)
-    x = np.ascontiguousarray(x, np.float32)  # (1-d for a 0-d x)
-    out = np.empty(shape, np.float32)
-    fn(1, x.size, (ctypes.c_void_p * 2)(data_pointer(x), data_pointer(out)))
+        compiled = _library.get(name)
+        if compiled is None:
+            return None
+        fn = _calls[name] = _CALL_TYPE(ctypes.cast(compiled, ctypes.c_void_p).value)
+    if type(x) is not np.ndarray or x.dtype is not _FLOAT32 or not x.flags.c_contiguous:
+        x = np.asarray(x, np.float32)  # (a NumPy scalar: 0-d, as ascontiguousarray's is not)
+        if not x.flags.c_contiguous:
+            x = np.ascontiguousarray(x)
+    out = np.empty(x.shape, np.float32)
+    fn(data_pointer(x), data_pointer(out), x.size)
     return out
