@@ -1,6 +1,7 @@
-"""The eager fast path of random.normal and random.uniform (pyjax/_src/random/fast.py) gives
-exactly what the jit path gives (the same bits, dtype, weak type and shape, the same errors and
-warnings), and tracing never sees it: jaxprs, jit, vmap and grad are unchanged.
+"""The eager fast paths of random.normal and random.uniform (pyjax/_src/random/fast.py) and of
+random.split and random.fold_in (fast_keys.py) give exactly what the jit path gives (the same
+bits, dtype, weak type and shape, the same errors and warnings), and tracing never sees them:
+jaxprs, jit, vmap and grad are unchanged.
 
 The jit path is what the samplers did before the fast path: here it is reached by making the
 fast path decline (`fast.normal` / `fast.uniform` answering None).  A spy checks that the fast
@@ -20,7 +21,8 @@ from pyjax import random
 from pyjax._src.backend import tier1
 from pyjax._src.backend.tier1 import threefry as native
 from pyjax._src.primitives import prng
-from pyjax._src.random import fast
+from pyjax._src.random import fast, fast_keys
+from pyjax._src.random.keys import PRNGKeyArray
 
 TIER1 = tier1.reason() is None
 DTYPES = ["float32", "float16", "bfloat16", "float64"]
@@ -104,6 +106,8 @@ def compiled():
                 random.normal(key, (3,), _dtype(name))
                 random.uniform(key, (3,), _dtype(name))
                 random.uniform(key, (3,), _dtype(name), 0.5, 2.)
+                random.split(key)
+                random.fold_in(key, 1)
     tier1.wait()
     fast._plans.clear()
     yield
@@ -446,3 +450,292 @@ def test_normal_kernel():
         x = u * np.float32(2) + lo
         want = np.float32(np.sqrt(2)) * native_math.evaluate("erf_inv", x)
         np.testing.assert_array_equal(native.sample(key, ("normal", "f32"), size), want)
+
+
+# ---------------------------------------------------------------------------------------------
+# split and fold_in (fast_keys.py)
+# ---------------------------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def ordinary_keys_path():
+    """split and fold_in with their fast path declining every call."""
+    saved = fast_keys.split, fast_keys.fold_in
+    fast_keys.split = fast_keys.fold_in = lambda *args: None
+    try:
+        yield
+    finally:
+        fast_keys.split, fast_keys.fold_in = saved
+
+
+class KeysSpy:
+    """Counts the split / fold_in calls the fast path answered."""
+
+    def __enter__(self):
+        self.answered = 0
+        self.saved = fast_keys.split, fast_keys.fold_in
+
+        def spied(fn):
+            def call(*args):
+                out = fn(*args)
+                self.answered += out is not None
+                return out
+            return call
+        fast_keys.split, fast_keys.fold_in = map(spied, self.saved)
+        return self
+
+    def __exit__(self, *exc):
+        fast_keys.split, fast_keys.fold_in = self.saved
+
+
+def keys_both(fn, *args, expect_fast=True):
+    """fn's outcome (result or error, and warnings) through the fast path (checked to have
+    answered, or not) and through the ordinary path."""
+    with KeysSpy() as spy:
+        got = _outcome(lambda: fn(*args))
+    assert spy.answered == (1 if expect_fast else 0)
+    with ordinary_keys_path():
+        want = _outcome(lambda: fn(*args))
+    return got, want
+
+
+def assert_same_keys(got, want):
+    """Same type, dtype and shape, the same key data (raw keys: as assert_same)."""
+    if type(want) is PRNGKeyArray:
+        assert type(got) is type(want)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert_same(random.key_data(got), random.key_data(want))
+    else:
+        assert_same(got, want)
+
+
+def assert_same_outcome(got, want):
+    (g, g_warnings), (w, w_warnings) = got, want
+    assert g_warnings == w_warnings
+    assert g[0] == w[0]
+    if g[0] == "ok":
+        assert_same_keys(g[1], w[1])
+    else:
+        assert g[1:] == w[1:]
+
+NUMS = [2, 1, 3, 7, 0, 100, (), (4,), (2, 3), (0, 4), (3, 1, 2)]
+FOLD_DATA = [0, 1, 7, 12345, 2**31 - 1, 2**31, 2**32 - 1]
+KEY_SEEDS = [0, 1, 42, -1, 2**31 + 5, 2**63 - 1]
+
+
+def _both_key_kinds(seed):
+    with pyjax.enable_x64(True):  # (seeds beyond 32 bits keep their high word)
+        return [random.PRNGKey(seed), random.key(seed)]
+
+
+@pytest.mark.parametrize("num", NUMS, ids=str)
+def test_split_same_as_ordinary_path(num):
+    for seed in KEY_SEEDS:
+        for key in _both_key_kinds(seed):
+            assert_same_outcome(*keys_both(random.split, key, num))
+    # the default num
+    for key in _both_key_kinds(3):
+        assert_same_outcome(*keys_both(random.split, key))
+
+
+@pytest.mark.parametrize("data", FOLD_DATA)
+def test_fold_in_same_as_ordinary_path(data):
+    for seed in KEY_SEEDS:
+        for key in _both_key_kinds(seed):
+            assert_same_outcome(*keys_both(random.fold_in, key, data))
+
+
+def test_split_and_fold_in_of_derived_keys():
+    """Keys that are rows of split's output (views of a larger buffer), a column-major view,
+    keys made under jit, and chains of fast-path keys."""
+    for key in _both_key_kinds(9):
+        rows = random.split(key, 3)
+        for k in rows:
+            assert_same_outcome(*keys_both(random.split, k, 4))
+            assert_same_outcome(*keys_both(random.fold_in, k, 2**32 - 2))
+        jitted = pyjax.jit(lambda k: random.split(k)[1])(key)
+        assert_same_outcome(*keys_both(random.fold_in, jitted, 5))
+        chain = key
+        for i in range(5):
+            chain = random.fold_in(random.split(chain)[0], i)
+        with ordinary_keys_path():
+            want = key
+            for i in range(5):
+                want = random.fold_in(random.split(want)[0], i)
+        assert_same_keys(chain, want)
+    column_major = jnp.asarray(np.asfortranarray(np.array([[1, 2], [3, 4]], np.uint32)).T[1])
+    assert_same_outcome(*keys_both(random.split, column_major, 3))
+    assert_same_outcome(*keys_both(random.fold_in, column_major, 3))
+
+
+def test_keys_without_the_native_kernel(monkeypatch):
+    """Before (or without: tier 1 off) the native kernel, the primitives' impls make the keys:
+    the same."""
+    monkeypatch.setattr(native._samples, "get", lambda kind: None)
+    for key in _both_key_kinds(13):
+        for num in NUMS:
+            assert_same_outcome(*keys_both(random.split, key, num))
+        for data in FOLD_DATA:
+            assert_same_outcome(*keys_both(random.fold_in, key, data))
+
+
+@pytest.mark.parametrize("partitionable", [False, True])
+def test_threefry_partitionable(partitionable):
+    """split's keys depend on jax_threefry_partitionable; fold_in's do not."""
+    with pyjax.threefry_partitionable(partitionable):
+        for key in _both_key_kinds(21):
+            for num in NUMS:
+                assert_same_outcome(*keys_both(random.split, key, num))
+            for data in FOLD_DATA:
+                assert_same_outcome(*keys_both(random.fold_in, key, data))
+
+
+# JAX 0.10.2's keys (jax.random.key_data of the same calls)
+SPLIT_0 = [[1797259609, 2579123966], [928981903, 3453687069]]
+SPLIT_0_ORIGINAL = [[4146024105, 967050713], [2718843009, 1272950319]]
+FOLD_IN_0_1 = [928981903, 3453687069]
+FOLD_IN_0_MAX = [743310391, 3789761811]
+
+
+def test_known_keys():
+    for key in _both_key_kinds(0):
+        data = lambda k: np.asarray(random.key_data(k)).tolist()  # noqa: E731
+        assert data(random.split(key)) == SPLIT_0
+        assert data(random.fold_in(key, 1)) == FOLD_IN_0_1
+        assert data(random.fold_in(key, 2**32 - 1)) == FOLD_IN_0_MAX
+        with pyjax.threefry_partitionable(False):
+            assert data(random.split(key)) == SPLIT_0_ORIGINAL
+            assert data(random.fold_in(key, 1)) == FOLD_IN_0_1
+
+
+KEY_CASES = {
+    # split
+    "negative num": (random.split, lambda k: (k, -1)),
+    "negative in shape": (random.split, lambda k: (k, (2, -3))),
+    "float num": (random.split, lambda k: (k, 2.0)),
+    "bool num": (random.split, lambda k: (k, True)),
+    "numpy int num": (random.split, lambda k: (k, np.int64(3))),
+    "array num": (random.split, lambda k: (k, jnp.asarray(3))),
+    "list num": (random.split, lambda k: (k, [2, 2])),
+    "float in shape": (random.split, lambda k: (k, (2, 1.0))),
+    "huge num": (random.split, lambda k: (k, 2**62)),
+    "batched key split": (random.split, lambda k: (random.split(k, 3), 2)),
+    # fold_in
+    "negative data": (random.fold_in, lambda k: (k, -1)),
+    "int32 min data": (random.fold_in, lambda k: (k, -2**31)),
+    "2**32 data": (random.fold_in, lambda k: (k, 2**32)),
+    "int64 max data": (random.fold_in, lambda k: (k, 2**63 - 1)),
+    "2**63 data": (random.fold_in, lambda k: (k, 2**63)),
+    "bool data": (random.fold_in, lambda k: (k, True)),
+    "float data": (random.fold_in, lambda k: (k, 1.5)),
+    "numpy int8 data": (random.fold_in, lambda k: (k, np.int8(-3))),
+    "numpy uint64 data": (random.fold_in, lambda k: (k, np.uint64(2**40))),
+    "array data": (random.fold_in, lambda k: (k, jnp.asarray(-5))),
+    "vector data": (random.fold_in, lambda k: (k, jnp.arange(2))),
+    "str data": (random.fold_in, lambda k: (k, "a")),
+    "None data": (random.fold_in, lambda k: (k, None)),
+    "batched key fold_in": (random.fold_in, lambda k: (random.split(k, 3), 1)),
+}
+KEYS_OF_OTHER_KINDS = {
+    "numpy key": np.zeros(2, np.uint32),
+    "list key": [0, 0],
+    "int32 key": jnp.zeros(2, jnp.int32),
+    "float key": jnp.zeros(2, jnp.float32),
+    "key data of 3": jnp.zeros(3, jnp.uint32),
+}
+
+
+@pytest.mark.parametrize("name", list(KEY_CASES))
+def test_keys_declined_cases(name):
+    fn, args = KEY_CASES[name]
+    for key in _both_key_kinds(4):
+        assert_same_outcome(*keys_both(fn, *args(key), expect_fast=False))
+
+
+@pytest.mark.parametrize("name", list(KEYS_OF_OTHER_KINDS))
+def test_keys_of_other_kinds(name):
+    key = KEYS_OF_OTHER_KINDS[name]
+    assert_same_outcome(*keys_both(random.split, key, expect_fast=False))
+    assert_same_outcome(*keys_both(random.fold_in, key, 1, expect_fast=False))
+
+
+def test_keys_options_that_decline():
+    for key in _both_key_kinds(2):
+        with pyjax.disable_jit():
+            assert_same_outcome(*keys_both(random.split, key, 3, expect_fast=False))
+            assert_same_outcome(*keys_both(random.fold_in, key, 3, expect_fast=False))
+        with pyjax.set_mesh(pyjax.make_mesh((1,), ("x",))):
+            assert_same_outcome(*keys_both(random.split, key, 3, expect_fast=False))
+            assert_same_outcome(*keys_both(random.fold_in, key, 3, expect_fast=False))
+        assert_same_outcome(*keys_both(random.split, key, 3))  # and back
+
+
+SPLIT_JAXPR = """\
+{ lambda ; a:u32[2]. let
+    b:key<fry>[] = random_wrap[impl=fry] a
+    c:key<fry>[2] = random_split[shape=(2,)] b
+    d:u32[2,2] = random_unwrap c
+  in (d,) }"""
+
+FOLD_IN_JAXPR = """\
+{ lambda ; a:u32[2]. let
+    b:key<fry>[] = random_wrap[impl=fry] a
+    c:key<fry>[] = random_fold_in b 3:u32[]
+    d:u32[2] = random_unwrap c
+  in (d,) }"""
+
+TYPED_SPLIT_JAXPR = """\
+{ lambda ; a:key<fry>[]. let
+    b:key<fry>[2,3] = random_split[shape=(2, 3)] a
+  in (b,) }"""
+
+
+def test_keys_jaxprs_unchanged():
+    """JAX 0.10.2's jaxprs (jax.make_jaxpr of the same functions), fast path or not."""
+    with KeysSpy() as spy:
+        split = str(pyjax.make_jaxpr(random.split)(random.PRNGKey(0)))
+        fold_in = str(pyjax.make_jaxpr(lambda k: random.fold_in(k, 3))(random.PRNGKey(0)))
+        typed = str(pyjax.make_jaxpr(lambda k: random.split(k, (2, 3)))(random.key(0)))
+    assert spy.answered == 0
+    assert (split, fold_in, typed) == (SPLIT_JAXPR, FOLD_IN_JAXPR, TYPED_SPLIT_JAXPR)
+
+
+def test_keys_jit_vmap_grad():
+    for key in _both_key_kinds(17):
+        with KeysSpy() as spy:
+            traced = pyjax.jit(lambda k: random.split(k, (2, 3)))(key)
+            folded = pyjax.jit(lambda k: random.fold_in(k, 2**32 - 1))(key)
+            keys = random.split(key, 4)  # (eager: answered)
+            batched_split = pyjax.vmap(lambda k: random.split(k, 3))(keys)
+            batched_fold = pyjax.vmap(lambda k, d: random.fold_in(k, d))(keys, jnp.arange(4))
+        assert spy.answered == 1
+        assert_same_keys(traced, random.split(key, (2, 3)))
+        assert_same_keys(folded, random.fold_in(key, 2**32 - 1))
+        for i in range(4):
+            assert_same_keys(batched_split[i], random.split(keys[i], 3))
+            assert_same_keys(batched_fold[i], random.fold_in(keys[i], i))
+
+    def loss(x, key):
+        k1, k2 = random.split(random.fold_in(key, 7))
+        return jnp.sum(x * random.normal(k1, (3,)) + random.uniform(k2, (3,)))
+    x = jnp.arange(3.)
+    for key in _both_key_kinds(5):
+        got = pyjax.grad(loss)(x, key)
+        with ordinary_keys_path():
+            want = pyjax.grad(loss)(x, key)
+        assert_same(got, want)
+
+
+@pytestmark_kernels
+def test_pairs_kernel():
+    """PAIRS: out[i] is the hash pair of counter (0, start + i), as _hash_block makes it."""
+    fn = _kernel(native.PAIRS)
+    rng = np.random.default_rng(3)
+    for start, size in ((0, 1), (0, 2), (0, 1001), (5, 1), (2**31, 3), (2**32 - 7, 7)):
+        key = rng.integers(0, 2**32, 2, dtype=np.uint64).astype(np.uint32)
+        out = np.empty((size, 2), np.uint32)
+        fn(start, size, native.TWO_POINTERS(key.ctypes.data, out.ctypes.data))
+        a, b = np.empty(size, np.uint32), np.empty(size, np.uint32)
+        counters = np.arange(start, start + size, dtype=np.uint64).astype(np.uint32)
+        prng._hash_block(key[0], key[1], np.zeros((), np.uint32), counters, a, b,
+                         np.empty(size, np.uint32))
+        np.testing.assert_array_equal(out, np.stack([a, b], axis=1))

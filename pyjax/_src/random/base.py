@@ -15,10 +15,11 @@ import numpy as np
 from pyjax._src.config import config
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import Array
+from pyjax._src.core.trace_state import trace_state
 from pyjax._src.numpy import lax_numpy as lnp
 from pyjax._src.primitives import prng
 from pyjax._src.primitives import shape as shp
-from pyjax._src.random import threefry
+from pyjax._src.random import fast_keys, threefry
 from pyjax._src.random.keys import KeyTy, PRNGImpl, prngs
 from pyjax._src.parallel.placement import with_out_sharding
 
@@ -231,6 +232,10 @@ def split_typed(key: Any, num: int | tuple[int, ...] = 2) -> Any:
 
 def split(key: Any, num: int | tuple[int, ...] = 2) -> Any:
     """`num` new keys (or an array of keys of shape `num`) from `key`."""
+    if trace_state.trace is None:  # eager, with one concrete key: the native hash (fast_keys.py)
+        out = fast_keys.split(key, num)
+        if out is not None:
+            return out
     typed, wrapped = check_prng_key("split", key)
     return return_keys(wrapped, split_typed(typed, num))
 
@@ -245,6 +250,10 @@ def unpack(keys: Any) -> list:
 
 def fold_in(key: Any, data: Any) -> Any:
     """A new key from `key` and a 32-bit integer."""
+    if trace_state.trace is None:  # eager, with one concrete key: the native hash (fast_keys.py)
+        out = fast_keys.fold_in(key, data)
+        if out is not None:
+            return out
     typed, wrapped = check_prng_key("fold_in", key)
     if np.ndim(data):
         raise TypeError("fold_in accepts a scalar, but was given an array of"

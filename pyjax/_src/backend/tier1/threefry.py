@@ -11,7 +11,8 @@ tier 1 does not run here), and the caller hashes with NumPy meanwhile.
 The sample kernels (`sample`) hash the counters 0 .. n-1 of one key, made in the loop, and
 reduce each hash pair to what `threefry_random_bits` draws from it, or further, for the
 samplers' eager fast path (random/fast.py), to `uniform`'s floats in [0, 1) and to float32
-`normal` samples: no counter array, one output, one call.
+`normal` samples: no counter array, one output, one call.  The `PAIRS` kernel keeps each hash
+pair whole, as a new key: `split` and `fold_in` of one key (random/fast_keys.py).
 """
 from __future__ import annotations
 
@@ -94,11 +95,15 @@ def hash2x32(k1: np.ndarray, k2: np.ndarray, x1: np.ndarray, x2: np.ndarray,
 # ---------------------------------------------------------------------------------------------
 
 _F32_ONE, _F64_ONE = 0x3F800000, 0x3FF0000000000000
+#: the kind of the kernel of new keys (see `sample_kernel_ir`)
+PAIRS = ("pairs", "u32")
 
 
-def _hash_lines() -> tuple[list[str], str, str]:
-    """The loop body hashing counter (0, %i) under (%k1, %k2, %k3): lines, the pair's names."""
-    lines = ["  %x2 = trunc i64 %i to i32", "  %a0 = add i32 %k1, 0", "  %b0 = add i32 %x2, %k2"]
+def _hash_lines(counter: str = "%i") -> tuple[list[str], str, str]:
+    """The loop body hashing counter (0, `counter`) under (%k1, %k2, %k3): lines, the pair's
+    names."""
+    lines = [f"  %x2 = trunc i64 {counter} to i32", "  %a0 = add i32 %k1, 0",
+             "  %b0 = add i32 %x2, %k2"]
     keys = ("%k1", "%k2", "%k3")
     a, b, t = "%a0", "%b0", 0
     for block in range(5):
@@ -139,11 +144,21 @@ def sample_kernel_ir(kind: tuple) -> str:
                      the fused multiply-add by 1 - lo = 2.0 (exact products: it rounds once as
                      the multiply-add does) and never below lo (so `max(lo, u)` is u), then
                      XLA's erf_inv of u (tier1/xla_math.py's code, the native erf_inv kernel's
-                     operations) times sqrt(2) in float32."""
+                     operations) times sqrt(2) in float32.
+
+    `PAIRS` is the one kernel read differently, `kernel(start, n, ptrs)`: out (uint32[n, 2])
+    gets the hash pair of counter (0, start + i) (start + n <= 2**32), which is the key
+    `threefry_split` makes (start 0) or `threefry_fold_in` (start: the message, n = 1)."""
     what, arg = kind
-    body, a, b = _hash_lines()
+    pairs = kind == PAIRS
+    body, a, b = _hash_lines("%c" if pairs else "%i")
     decls = ["declare i32 @llvm.fshl.i32(i32, i32, i32)"]
-    if what == "bits":
+    if pairs:
+        body.insert(0, "  %c = add i64 %R, %i")
+        store = ["  %j = shl i64 %i, 1", "  %oa = getelementptr i32, ptr %po, i64 %j",
+                 f"  store i32 {a}, ptr %oa", "  %ob = getelementptr i32, ptr %oa, i64 1",
+                 f"  store i32 {b}, ptr %ob"]
+    elif what == "bits":
         lines, word = _word_lines(arg, a, b)
         body += lines
         out_type, value = f"i{arg}", word
@@ -167,16 +182,18 @@ def sample_kernel_ir(kind: tuple) -> str:
             value = "%y"
             decls += ["declare float @llvm.fma.f32(float, float, float)",
                       "declare float @llvm.fabs.f32(float)", "declare float @llvm.sqrt.f32(float)"]
+    if not pairs:
+        store = [f"  %oa = getelementptr {out_type}, ptr %po, i64 %i",
+                 f"  store {out_type} {value}, ptr %oa"]
     head = ["entry:", "  %pk = load ptr, ptr %args", "  %ppo = getelementptr ptr, ptr %args, i64 1",
-            "  %po = load ptr, ptr %ppo", "  %n = mul i64 %R, %C",
+            "  %po = load ptr, ptr %ppo", *([] if pairs else ["  %n = mul i64 %R, %C"]),
             "  %k1 = load i32, ptr %pk", "  %pk2 = getelementptr i32, ptr %pk, i64 1",
             "  %k2 = load i32, ptr %pk2", "  %k12 = xor i32 %k1, %k2",
             f"  %k3 = xor i32 %k12, {PARITY}", "  br label %loop",
             "loop:", "  %i = phi i64 [ 0, %entry ], [ %i1, %body ]",
-            "  %done = icmp uge i64 %i, %n", "  br i1 %done, label %exit, label %body", "body:"]
-    tail = [f"  %oa = getelementptr {out_type}, ptr %po, i64 %i",
-            f"  store {out_type} {value}, ptr %oa", "  %i1 = add i64 %i, 1", "  br label %loop",
-            "exit:", "  ret void"]
+            f"  %done = icmp uge i64 %i, {'%C' if pairs else '%n'}",
+            "  br i1 %done, label %exit, label %body", "body:"]
+    tail = [*store, "  %i1 = add i64 %i, 1", "  br label %loop", "exit:", "  ret void"]
     return "\n".join([*decls, "", 'define void @kernel(i64 %R, i64 %C, ptr noalias %args) #0 {',
                       *head, *body, *tail, "}", "",
                       'attributes #0 = { nounwind "prefer-vector-width"="512" }'])
@@ -194,7 +211,8 @@ TWO_POINTERS = ctypes.c_void_p * 2
 def sample_kernel(kind: tuple) -> Callable | None:
     """The compiled kernel of `kind`, or None while it is not ready (compiling it starts on
     the first ask).  `fn(1, n, TWO_POINTERS(data_pointer(key), data_pointer(out)))` fills the
-    C-contiguous `out` of n values of `OUT_DTYPES[kind]`."""
+    C-contiguous `out` of n values of `OUT_DTYPES[kind]` (`PAIRS`: `fn(start, n, ...)` fills
+    uint32[n, 2], see `sample_kernel_ir`)."""
     return _samples.get(kind)
 
 
