@@ -108,11 +108,6 @@ def _clip(self: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
     return uf.clip(self, min=min, max=max)
 
 
-def _getitem(self: Any, index: Any) -> Any:
-    from pyjax._src.numpy.indexing import getitem
-    return getitem(self, index)
-
-
 def _to_device(self: Any, device: Any, *, stream: Any = None) -> Any:
     """The array placed on `device` (array API); streams are not supported, as in JAX."""
     if stream is not None:
@@ -185,11 +180,6 @@ def _flat(self: Any) -> Any:
                               "arr.flatten() instead.")
 
 
-def _at(self: Any) -> Any:
-    from pyjax._src.numpy.indexing import AtIndexer
-    return AtIndexer(self)
-
-
 class _Deferred:
     """A method whose module loads on first use (issue 16: a fast `import`): the first lookup
     puts the function itself on `Array`, so it then binds and reads as if installed eagerly."""
@@ -213,7 +203,8 @@ _METHODS: dict[str, Any] = {  # a function, or a _Deferred one
     "nonzero": lnp.nonzero, "prod": red.prod, "ptp": red.ptp, "ravel": lnp.ravel,
     "repeat": lnp.repeat, "reshape": _reshape, "round": uf.round, "sort": lnp.sort,
     "squeeze": lnp.squeeze, "std": red.std, "sum": red.sum, "swapaxes": lnp.swapaxes,
-    "transpose": _transpose, "var": red.var, "__getitem__": _getitem, "__round__": _round,
+    "transpose": _transpose, "var": red.var, "__getitem__": indexing.getitem,
+    "__round__": _round,
     "__array_namespace__": array_api_metadata.__array_namespace__, "to_device": _to_device,
     "argpartition": _Deferred("pyjax._src.numpy.sorting", "argpartition"),
     "byteswap": _byteswap, "choose": _Deferred("pyjax._src.numpy.index_tricks", "choose"),
@@ -222,8 +213,8 @@ _METHODS: dict[str, Any] = {  # a function, or a _Deferred one
     "trace": _Deferred("pyjax._src.numpy.manipulation", "trace"), "view": _view,
 }
 _PROPERTIES: dict[str, Callable] = {
-    "T": lnp.transpose, "mT": lnp.matrix_transpose, "real": uf.real, "imag": uf.imag, "at": _at,
-    "flat": _flat,
+    "T": lnp.transpose, "mT": lnp.matrix_transpose, "real": uf.real, "imag": uf.imag,
+    "at": indexing.AtIndexer, "flat": _flat,
 }
 
 

@@ -4,11 +4,14 @@ An index is parsed into entries (one per component, with the array axes it consu
 lowered as jnp does: a static `slice` (+ `rev`, `squeeze`, `broadcast_in_dim`) when every
 component is static, else a `dynamic_slice` when components are scalars or unit-step slices,
 else a `gather` (or, for `.at` updates, a `scatter`) whose index array is assembled from the
-advanced and scalar components.  Concrete arrays take a NumPy fast path for basic indices;
-its results match the lowered path's, including JAX's clamping of out-of-range static ints.
+advanced and scalar components.  Concrete arrays take a NumPy fast path for basic indices
+and for one integer index array (`x[idx]` by np.take, `x.at[idx].add(1.)` by ufunc.at); its
+results match the lowered path's, including JAX's clamping of out-of-range static ints and
+gather indices, the scatter's dropping of out-of-range updates and its flushed subnormals.
 """
 from __future__ import annotations
 
+import math
 import operator
 import warnings
 from typing import Any, Callable, NamedTuple, Sequence
@@ -16,8 +19,9 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 
 from pyjax._src.backend.eager_plans import planned
+from pyjax._src.backend.fp_mode import KEPT, SWITCHED, flush_off, flush_on, run_flushing
 from pyjax._src.core.trace_state import note_side_effect
-from pyjax._src import errors
+from pyjax._src import caches, errors
 from pyjax._src.config import config
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import Array, ArrayImpl
@@ -787,6 +791,9 @@ def getitem(x: Any, index: Any) -> Any:
                 return ArrayImpl(buf[index, ...], x._weak)
             if -n <= index < 0:
                 return ArrayImpl(buf[index + n, ...], x._weak)
+        elif type(index) is ArrayImpl and index._buf.ndim:  # x[idx], the common gather
+            taken = _take_rows(buf, index._buf)
+            return rewriting_take(x, index) if taken is None else ArrayImpl(taken, x._weak)
         items = _basic_index(index, buf.shape)
         if items is not None:
             result = buf[_clamped(items, buf.shape)]
@@ -798,14 +805,33 @@ def getitem(x: Any, index: Any) -> Any:
     return rewriting_take(x, index)
 
 
+def _take_rows(buf: np.ndarray, idx: np.ndarray) -> np.ndarray | None:
+    """x[idx] for an int32/int64 index array (ndim >= 1) into the first axis, or None when
+    the general path must take it (other index dtypes, an empty or 0-d x)."""
+    n = buf.shape[0] if buf.ndim else 0
+    if not 0 < n < _INT32 or (idx.dtype != dtypes.int32 and idx.dtype != dtypes.int64):
+        return None
+    return _take_clamped(buf, idx, 0, n)
+
+
+def _take_clamped(buf: np.ndarray, idx: np.ndarray, axis: int, n: int) -> np.ndarray | None:
+    """np.take along `axis` (n entries) as the gather jnp emits reads the int32/int64 indices
+    idx: negative ones wrapped once, then all clamped into the axis.  NumPy's own take does
+    that (a negative index counts from the end) while every index is in [-n, n), else it
+    raises and int32 indices are normalised first (one NumPy call instead of four, in the
+    common case); out-of-range int64 ones are left to the general path (None), which
+    converts them to int32 first, as JAX does."""
+    try:
+        return buf.take(idx, axis=axis)
+    except IndexError:
+        if idx.dtype != dtypes.int32:
+            return None
+        return buf.take(np.where(idx < 0, idx + n, idx), axis=axis, mode="clip")
+
+
 def _eager_take(buf: np.ndarray, index: Any) -> np.ndarray | None:
     """x[..., idx, ...] for one integer index array between full slices, by np.take: negative
     indices wrap and out-of-range ones clamp, as in the gather jnp emits (else None)."""
-    if type(index) is ArrayImpl and buf.ndim:  # x[idx], the common case, checked directly
-        idx, n = index._buf, buf.shape[0]
-        if idx.ndim and idx.dtype in (dtypes.int32, dtypes.int64) and 0 < n < _INT32:
-            return buf.take(np.where(idx < 0, idx + n, idx), axis=0, mode="clip")
-        return None
     items = index if type(index) is tuple else (index,)
     arrays = [n for n, it in enumerate(items) if type(it) in (ArrayImpl, np.ndarray)]
     if len(arrays) != 1 or len(items) > buf.ndim:
@@ -824,7 +850,7 @@ def _eager_take(buf: np.ndarray, index: Any) -> np.ndarray | None:
             or n >= _INT32 or (type(items[arrays[0]]) is np.ndarray
                                and idx.dtype != dtypes.canonicalize_dtype(idx.dtype)):
         return None
-    return np.take(buf, np.where(idx < 0, idx + n, idx), axis=pos, mode="clip")
+    return _take_clamped(buf, idx, pos, n)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -889,18 +915,21 @@ def scatter_update(x: Any, idx: Any, y: Any, scatter_op: Callable, *,
     return util.convert(out, dtype, weak)
 
 
-_PY_SCALARS = (int, float, complex, bool)
-
-
 def _eager_update(x: Any, index: Any, y: Any, ufunc: Any) -> ArrayImpl | None:
-    """NumPy fast path of a scalar update at a basic index of a concrete array (None when
-    it does not apply); same result as the scatter, which drops out-of-range windows."""
+    """NumPy fast path of a scalar update of a concrete array at a basic index or at an
+    integer index array into its first axis (None when it does not apply); same result as
+    the scatter, which drops out-of-range windows and combines under flushing (fp_mode)."""
     if type(x) is not ArrayImpl or trace_state.trace is not None:
         return None
     buf = x._buf
+    if ufunc in _NOT_FOR_BOOL and buf.dtype == dtypes.bool_:
+        return None
     value = _scalar_update_value(buf.dtype, x._weak, y)
     if value is None:
         return None
+    if type(index) is ArrayImpl and index._buf.ndim:
+        out = _update_rows(buf, index._buf, value, ufunc)
+        return None if out is None else ArrayImpl(out, x._weak)
     items = _basic_index(index, buf.shape)
     if items is None:
         return None
@@ -911,12 +940,46 @@ def _eager_update(x: Any, index: Any, y: Any, ufunc: Any) -> ArrayImpl | None:
         axis += (buf.ndim - consumed) if it is Ellipsis else it is not None
     out = buf.copy()
     key = tuple(items)
-    out[key] = value if ufunc is None else ufunc(out[key], value)
+    out[key] = value if ufunc is None else run_flushing(ufunc, out[key], value)
     return ArrayImpl(out, x._weak)
 
 
+#: the combining ufuncs whose lax counterparts (add, sub, mul) reject bool operands: the
+#: scatter path raises JAX's error
+_NOT_FOR_BOOL = frozenset((np.add, np.subtract, np.multiply))
+
+
+def _update_rows(buf: np.ndarray, idx: np.ndarray, value: np.ndarray, ufunc: Any
+                 ) -> np.ndarray | None:
+    """buf with rows idx (int32/int64, ndim >= 1) combined with the 0-d `value` by `ufunc.at`
+    (None: replaced), in index order as the scatter combines them, negative indices counting
+    from the end.  None when the general path must run: other index dtypes, nothing to
+    update (the scatter returns x itself), or an index out of [-n, n), whose update the
+    scatter drops (NumPy raises)."""
+    if (idx.dtype != dtypes.int32 and idx.dtype != dtypes.int64) or not idx.size \
+            or not buf.size:
+        return None
+    out = buf.copy()
+    if ufunc is None:
+        try:
+            out[idx] = value
+        except IndexError:
+            return None
+        return out
+    switched = flush_on(KEPT) is SWITCHED
+    try:
+        ufunc.at(out, idx, value)
+    except IndexError:
+        return None
+    finally:
+        if switched:
+            flush_off()
+    return out
+
+
 def _scalar_update_value(dtype: np.dtype, weak: bool, y: Any) -> np.ndarray | None:
-    """y as a 0-d array of dtype when the update needs no promotion of x (else None)."""
+    """y as a 0-d array of dtype when the update needs no promotion of x (else None); a
+    Python scalar is converted once per value, x's type and x64 mode (`_SCALAR_UPDATES`)."""
     t = type(y)
     if t is ArrayImpl:
         buf = y._buf
@@ -924,18 +987,44 @@ def _scalar_update_value(dtype: np.dtype, weak: bool, y: Any) -> np.ndarray | No
             return None
         plan = _update_plan(dtype, weak, buf.dtype, y._weak)
         return None if plan is None else plan(buf)
-    if t is int:
-        bounds = _int_bounds(dtype)
-        if bounds is not None:
-            return np.asarray(y, dtype) if bounds[0] <= y <= bounds[1] else None
-        if not -_INT32 <= y < _INT32:
-            return None
-    elif t not in _PY_SCALARS:
+    if t is int or t is bool:
+        key: tuple = (t, y, dtype, weak, config.x64)
+    elif t is float:  # -0.0 == 0.0: keyed by the sign too
+        key = (t, y, math.copysign(1.0, y), dtype, weak, config.x64)
+    elif t is complex:
+        key = (t, y, math.copysign(1.0, y.real), math.copysign(1.0, y.imag), dtype, weak,
+               config.x64)
+    else:
         return None
-    ydtype, yweak = dtypes.dtype_and_weak(y)
-    plan = _update_plan(dtype, weak, ydtype, yweak)
-    return None if plan is None else plan(np.asarray(y, ydtype))
+    value = _SCALAR_UPDATES.get(key, _UNSEEN)
+    if value is _UNSEEN:
+        if len(_SCALAR_UPDATES) >= 256:
+            _SCALAR_UPDATES.clear()
+        value = _SCALAR_UPDATES[key] = _python_scalar_update(dtype, weak, y)
+    return value
 
+
+def _python_scalar_update(dtype: np.dtype, weak: bool, y: Any) -> np.ndarray | None:
+    """_scalar_update_value of a Python scalar, computed (read-only: it is shared)."""
+    bounds = _int_bounds(dtype) if type(y) is int else None
+    if bounds is not None:  # an int into integer x: x's dtype when it fits
+        value = np.asarray(y, dtype) if bounds[0] <= y <= bounds[1] else None
+    elif type(y) is int and not -_INT32 <= y < _INT32:
+        value = None
+    else:
+        ydtype, yweak = dtypes.dtype_and_weak(y)
+        plan = _update_plan(dtype, weak, ydtype, yweak)
+        value = None if plan is None else np.asarray(plan(np.asarray(y, ydtype)))
+    if value is not None:
+        value.flags.writeable = False
+    return value
+
+
+#: (Python scalar's type, value[, signs], x's dtype and weak type, x64) -> the update as a
+#: 0-d array of x's dtype, or None (NaN keys never match: harmless)
+_SCALAR_UPDATES: dict = {}
+caches.register(_SCALAR_UPDATES.clear)
+_UNSEEN = object()
 
 _BOUNDS: dict = {}
 _PLANS: dict = {}
@@ -993,17 +1082,6 @@ class _IndexUpdateRef:
                               unique_indices=unique_indices, mode=mode, fill_value=fill_value,
                               normalize_indices=wrap_negative_indices)
 
-    def _update(self, values: Any, op: Callable, ufunc: Any, indices_are_sorted: bool,
-                unique_indices: bool, mode: Any, wrap: bool) -> Any:
-        """The NumPy fast path when it applies, else the scatter `op`."""
-        if mode is None and wrap:
-            fast = _eager_update(self.array, self.index, values, ufunc)
-            if fast is not None:
-                return fast
-        return scatter_update(self.array, self.index, values, op,
-                              indices_are_sorted=indices_are_sorted,
-                              unique_indices=unique_indices, mode=mode, normalize_indices=wrap)
-
     def _combined(self, values: Any, combine: Callable, indices_are_sorted: bool,
                   unique_indices: bool, mode: Any, wrap: bool) -> Any:
         """combine(x, ones.at[idx].multiply(values)): how JAX lowers divide and power."""
@@ -1031,8 +1109,14 @@ def _update_method(name: str, scatter_op: Callable | None, ufunc: Any, doc: str)
     def method(self: _IndexUpdateRef, values: Any, *, indices_are_sorted: bool = False,
                unique_indices: bool = False, mode: Any = None,
                wrap_negative_indices: bool = True) -> Any:
-        return self._update(values, scatter_op, ufunc, indices_are_sorted, unique_indices, mode,
-                            wrap_negative_indices)
+        if mode is None and wrap_negative_indices:  # the NumPy fast path, when it applies
+            fast = _eager_update(self.array, self.index, values, ufunc)
+            if fast is not None:
+                return fast
+        return scatter_update(self.array, self.index, values, scatter_op,
+                              indices_are_sorted=indices_are_sorted,
+                              unique_indices=unique_indices, mode=mode,
+                              normalize_indices=wrap_negative_indices)
     method.__name__, method.__doc__ = name, doc
     return method
 
