@@ -1,6 +1,7 @@
-"""Issue 16's eager fast paths against the general paths they shortcut: `x[idx]` (np.take) and
-`x.at[idx].<op>(scalar)` (ufunc.at).  Results must be the same Arrays bit for bit: dtype, weak
-type, shape and bits, over dtypes, index values (negative, out of range, repeated, empty,
+"""Issue 16's eager fast paths against the general paths they shortcut: `x[idx]` (np.take),
+`x.at[idx].<op>(scalar)` (ufunc.at) and jnp.dot/matmul/einsum of two arrays (one specialised
+dot_general, numpy/fast_products.py).  Results must be the same Arrays bit for bit: dtype,
+weak type, shape and bits, over dtypes, index values (negative, out of range, repeated, empty,
 2-D), NaN, signed zeros and subnormals (flushed, as XLA flushes them)."""
 import warnings
 
@@ -11,6 +12,7 @@ import pyjax as jax
 import pyjax.numpy as jnp
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import ArrayImpl
+from pyjax._src.numpy import fast_products
 from pyjax._src.numpy import indexing as nix
 from pyjax._src.primitives import indexing as ix
 
@@ -175,3 +177,125 @@ def test_scalar_update_values_key_by_type_and_sign():
     y = _operand((4,), np.int32)
     _same(y.at[i].set(True), nix.scatter_update(y, i, True, ix.scatter))
     _same(y.at[i].set(1), nix.scatter_update(y, i, 1, ix.scatter))
+
+
+# ---------------------------------------------------------------------------------------------
+# jnp.dot, jnp.matmul, jnp.einsum
+# ---------------------------------------------------------------------------------------------
+
+def _general(fun):
+    """The function under fast_product: the usual (eager plan) path."""
+    return fun.__wrapped__
+
+
+def _check_product(fun, *args):
+    """Three calls (usual, staged, fast) against the usual path's three (usual, recorded,
+    replayed), or the same error from every call."""
+    try:
+        wants = [_general(fun)(*args) for _ in range(3)]
+    except Exception as e:  # noqa: BLE001
+        for _ in range(3):
+            with pytest.raises(type(e), match=None):
+                fun(*args)
+        return
+    for want in wants:
+        _same(fun(*args), want)
+
+
+PRODUCT_SHAPES = [((10, 10), (10, 10)), ((1, 10), (10, 10)), ((10,), (10,)), ((3, 10), (10,)),
+                  ((10,), (10, 4)), ((2, 3, 4), (4, 5)), ((2, 3, 4), (5, 4, 6)),
+                  ((0, 3), (3, 2)), ((3, 0), (0, 2)), ((1, 1), (1, 1)), ((3,), (4,)),
+                  ((64, 256), (256, 256)), ((2, 5000), (5000, 2))]
+
+
+@pytest.mark.parametrize("fun", [jnp.dot, jnp.matmul], ids=["dot", "matmul"])
+@pytest.mark.parametrize("dtype", FLOATS + INTS, ids=str)
+def test_products_match_the_usual_path(fun, dtype):
+    for xs, ys in PRODUCT_SHAPES:
+        if dtype != np.float32 and np.prod(xs) * np.prod(ys) > 10**5:
+            continue
+        _check_product(fun, _operand(xs, dtype), _operand(ys, dtype))
+
+
+@pytest.mark.parametrize("fun", [jnp.dot, jnp.matmul], ids=["dot", "matmul"])
+def test_products_of_mixed_and_weak_types(fun):
+    a, w = _operand((3, 10), np.float32), _operand((10, 10), np.float32, weak=True)
+    for x, y in [(a, w), (w, a[:, :10].T), (w, w), (a, _operand((10, 4), np.int32)),
+                 (_operand((3, 10), BF16), _operand((10, 2), np.float16)),
+                 (_operand((3, 10), np.int8), _operand((10, 2), np.uint8)),
+                 (_operand((3, 10), np.bool_), _operand((10, 2), np.int32)),
+                 (a[:, ::2], _operand((5, 3), np.float32)), (a.T, a)]:
+        _check_product(fun, x, y)
+    _check_product(fun, w, w)  # one Array passed twice
+
+
+def test_products_with_x64(x64):
+    a, b = _operand((4, 6), np.float64), _operand((6, 3), np.float32)
+    for x, y in [(a, a.T), (a, b), (b.T, _operand((4, 5), np.int64)),
+                 (_operand((4, 6), np.complex128), a.T)]:
+        _check_product(jnp.dot, x, y)
+        _check_product(jnp.matmul, x, y)
+
+
+def test_products_follow_the_precision_config():
+    a, b = _operand((4, 6), np.float32), _operand((6, 3), np.float32)
+    for precision in ["F32_F32_F32", "highest", "BF16_BF16_F32"]:
+        with jax.default_matmul_precision(precision):
+            _check_product(jnp.dot, a, b)
+            _check_product(jnp.matmul, a, b)
+
+
+def test_batched_matmul():
+    for xs, ys in [((2, 3, 4), (2, 4, 5)), ((3, 4), (2, 4, 5)), ((2, 1, 3, 4), (5, 4, 2))]:
+        _check_product(jnp.matmul, _operand(xs, np.float32), _operand(ys, np.float32))
+
+
+EINSUMS = [("ij,jk->ik", (3, 4), (4, 5)), ("ij,kj->ki", (3, 4), (5, 4)),
+           ("ij,jk->ki", (3, 4), (4, 5)), ("i,i->", (7,), (7,)),
+           ("bij,bjk->bik", (2, 3, 4), (2, 4, 5)), ("ij,ij->ij", (3, 4), (3, 4)),
+           ("ij,jk", (3, 4), (4, 5)), ("ii,ij->j", (3, 3), (3, 2)), ("ij,kl->ijkl", (2, 3), (4, 1))]
+
+
+@pytest.mark.parametrize("spec,xs,ys", EINSUMS, ids=[e[0] for e in EINSUMS])
+@pytest.mark.parametrize("dtype", [np.float32, BF16, np.int32, np.complex64], ids=str)
+def test_einsum_matches_the_usual_path(spec, xs, ys, dtype):
+    x, y = _operand(xs, dtype), _operand(ys, dtype)
+    wants = [_general(jnp.einsum)(spec, x, y) for _ in range(3)]
+    for want in wants:
+        _same(jnp.einsum(spec, x, y), want)
+
+
+def test_products_stage_once_and_decline_what_is_not_one_dot_general():
+    """The second call of a signature stages it; dot_general alone is taken directly."""
+    fast_products._steps.clear()
+    a, b = _operand((3, 4), np.float32), _operand((4, 5), np.float32)
+    jnp.matmul(a, b)
+    assert list(fast_products._steps.values()) == [fast_products._SEEN]
+    jnp.matmul(a, b)
+    (step,) = fast_products._steps.values()
+    assert step[0] is np.dot._implementation and step[1:] == (False, np.float32, False)
+    jnp.einsum("ij,jk->ki", a, b)
+    jnp.einsum("ij,jk->ki", a, b)  # one dot_general, its operands swapped
+    assert fast_products._steps[next(reversed(fast_products._steps))][1] is True
+    c = _operand((4, 4), np.float32)
+    jnp.einsum("ii,ij->j", c, b)
+    jnp.einsum("ii,ij->j", c, b)  # a diagonal first: the usual path
+    assert fast_products._steps[next(reversed(fast_products._steps))] is False
+
+
+def test_products_of_tracers_and_keywords_take_the_usual_path():
+    a, b = _operand((3, 4), np.float32), _operand((4, 5), np.float32)
+    jaxpr = jax.make_jaxpr(jnp.dot)(a, b)
+    assert [e.primitive.name for e in jaxpr.jaxpr.eqns] == ["dot_general"]
+    for _ in range(3):
+        _same(jnp.dot(a, b, precision="highest"), _general(jnp.dot)(a, b, precision="highest"))
+        _same(jnp.dot(a, b, preferred_element_type=np.float32),
+              _general(jnp.dot)(a, b, preferred_element_type=np.float32))
+    _same(jax.jit(jnp.matmul)(a, b), jnp.matmul(a, b))
+
+
+def test_product_errors_repeat():
+    a, b = _operand((3,), np.float32), _operand((4,), np.float32)
+    for _ in range(3):
+        with pytest.raises(TypeError, match="dot_general requires contracting dimensions"):
+            jnp.dot(a, b)

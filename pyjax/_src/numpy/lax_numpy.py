@@ -23,6 +23,7 @@ from pyjax._src.parallel.placement import place_created, with_out_sharding
 from pyjax._src.parallel.sharding import unplaced
 from pyjax._src.numpy import util
 from pyjax._src.backend.eager_plans import planned
+from pyjax._src.numpy.fast_products import fast_product
 from pyjax._src.numpy.util import canonicalize_axis, check_arraylike, staged_as_jit
 from pyjax._src.primitives import dot as dot_prims
 from pyjax._src.primitives import elementwise as lax
@@ -947,6 +948,7 @@ def _output_type(a: Any, b: Any, preferred_element_type: Any) -> tuple[np.dtype,
     return dtypes.check_user_dtype(preferred_element_type), False
 
 
+@fast_product
 @with_out_sharding("dot")  # (issue 15: docs/notebooks/shard_map.md passes out_sharding=)
 @planned
 def dot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
@@ -963,6 +965,7 @@ def dot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = 
     return util.convert(result, out_dtype, out_weak)
 
 
+@fast_product
 @planned
 def matmul(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
     """Matrix product with NumPy's broadcasting of leading (batch) axes."""
@@ -1115,6 +1118,7 @@ def unoptimized_path() -> Any:
     return Unoptimized()
 
 
+@fast_product
 @planned
 def einsum(subscripts: Any, /, *operands: Any, out: Any = None, optimize: Any = "auto",
            precision: Any = None, preferred_element_type: Any = None,

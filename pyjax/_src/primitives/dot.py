@@ -197,12 +197,21 @@ def _dot_general_impl(x: np.ndarray, y: np.ndarray, *, dimension_numbers: Any,
                     preferred_element_type)(x, y)
 
 
+#: np.dot's C function, without the __array_function__ dispatch (impls get ndarrays)
+_np_dot = getattr(np.dot, "_implementation", np.dot)
+
+
 def _dot_general_specialize(x: ShapedArray, y: ShapedArray, *, dimension_numbers: Any,
                             precision: Any = None, preferred_element_type: Any = None,
                             out_sharding: Any = None) -> Any:
-    """The impl for operands of these types, its plan worked out once (eager plans)."""
-    return _DotPlan(x.shape, x.dtype, y.shape, y.dtype, dimension_numbers, precision,
+    """The impl for operands of these types, its plan worked out once (eager plans): NumPy's
+    dot itself when the plan is one np.dot of the operands as they are ((m, k) x (k, n))."""
+    plan = _DotPlan(x.shape, x.dtype, y.shape, y.dtype, dimension_numbers, precision,
                     preferred_element_type)
+    if (plan.direct and plan.xmat == x.shape and plan.ymat == y.shape
+            and plan.out_shape == (x.shape[0], y.shape[1])):
+        return _np_dot
+    return plan
 
 
 #: NumPy type codes whose products call the BLAS (float32/64, complex64/128)
