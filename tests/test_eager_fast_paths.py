@@ -1,8 +1,10 @@
 """Issue 16's eager fast paths against the general paths they shortcut: `x[idx]` (np.take),
-`x.at[idx].<op>(scalar)` (ufunc.at) and jnp.dot/matmul/einsum of two arrays (one specialised
-dot_general, numpy/fast_products.py).  Results must be the same Arrays bit for bit: dtype,
+`x.at[idx].<op>(scalar)` (ufunc.at), jnp.dot/matmul/einsum of two arrays (one specialised
+dot_general, numpy/fast_products.py), jnp.sin & co of inexact arrays (no promotion) and the
+builtin call of tier 1's float32 kernels.  Results must be the same Arrays bit for bit: dtype,
 weak type, shape and bits, over dtypes, index values (negative, out of range, repeated, empty,
 2-D), NaN, signed zeros and subnormals (flushed, as XLA flushes them)."""
+import sys
 import warnings
 
 import numpy as np
@@ -299,3 +301,58 @@ def test_product_errors_repeat():
     for _ in range(3):
         with pytest.raises(TypeError, match="dot_general requires contracting dimensions"):
             jnp.dot(a, b)
+
+
+# ---------------------------------------------------------------------------------------------
+# jnp.sin & co, and the builtin call of tier 1's kernels
+# ---------------------------------------------------------------------------------------------
+
+UNARY = ["sin", "cos", "exp", "log", "tanh", "sqrt", "arctan", "expm1", "log1p"]
+
+
+@pytest.mark.parametrize("name", UNARY)
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_inexact_unary_matches_the_promoting_path(name, dtype):
+    """An inexact Array goes to lax as it is: what promote_args_inexact would give."""
+    from pyjax._src.numpy.util import promote_args_inexact
+    fn, lax_fn = getattr(jnp, name), getattr(jax.lax, {"arctan": "atan"}.get(name, name))
+    for x in [_operand((13,), dtype), _operand((2, 3), dtype),
+              _operand((5,), dtype, weak=np.dtype(dtype) in (np.float32, np.complex64))]:
+        with np.errstate(all="ignore"):
+            _same(fn(x), lax_fn(*promote_args_inexact(name, x)))
+    if name not in ("exp", "log"):  # (eager, these alone differ from the fused: libm's)
+        x = _operand((2, 3), dtype)
+        _same(fn(x), jax.jit(fn)(x))
+
+
+def test_inexact_unary_of_other_operands():
+    for x in [_operand((4,), np.int32), _operand((4,), np.bool_), 2, 1.5]:
+        assert jnp.sin(x).dtype == np.float32
+
+
+@pytest.mark.parametrize("name", ["sin", "exp", "log", "tanh"])
+def test_kernel_builtin_matches_ctypes(name):
+    """tier 1's float32 kernels called through the machine-code builtin (small arrays) give
+    the ctypes call's bits, and the result is an ordinary, owned array."""
+    from pyjax._src.backend import tier1
+    from pyjax._src.backend.tier1 import xla_math as t1
+    if t1.evaluate(name, np.ones(3, np.float32)) is None:
+        tier1.wait()
+    if t1.evaluate(name, np.ones(3, np.float32)) is None:
+        pytest.skip("tier 1 does not run here")
+    call, builtin = t1._calls[name]
+    if builtin is None:
+        pytest.skip("no machine-code builtins here")
+    rng = np.random.default_rng(0)
+    for shape in [(), (0,), (1,), (7,), (3, 5), (2, 0, 3), (t1._BUILTIN_MAX,),
+                  (t1._BUILTIN_MAX + 1,)]:
+        x = (rng.standard_normal(shape) * 30).astype(np.float32)
+        got = t1.evaluate(name, x)
+        want = np.empty(x.shape, np.float32)
+        call(np.asarray(x).ctypes.data, want.ctypes.data, x.size)
+        assert got.shape == x.shape and got.dtype == np.float32 and got.flags.owndata
+        np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+        assert sys.getrefcount(got) == 2  # the builtin returned one new reference
+    strided = (rng.standard_normal((6, 4)) * 30).astype(np.float32)[::2, ::3]
+    np.testing.assert_array_equal(t1.evaluate(name, strided),
+                                  t1.evaluate(name, np.ascontiguousarray(strided)))

@@ -171,8 +171,14 @@ def where(condition: Any, x: Any = None, y: Any = None, /, *, size: Any = None,
 # Tables of one-op functions
 # ---------------------------------------------------------------------------------------------
 
+#: dtypes an inexact unary function takes as they are (promote_args_inexact keeps them)
+_INEXACT = frozenset(d for d in dtypes.supported_dtypes if dtypes.is_inexact(d))
+
+
 def _inexact_unary(name: str, lax_fn: Callable) -> Callable:
     def fn(x: Any, /) -> Any:
+        if type(x) is ArrayImpl and x._buf.dtype in _INEXACT:  # nothing to promote
+            return lax_fn(x)
         return lax_fn(*promote_args_inexact(name, x))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name} (integers and bools are promoted to float)."

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from pyjax._src.backend.machine_code import data_pointer
+from pyjax._src.backend.machine_code import array_kernel, data_pointer
 from pyjax._src.backend.tier1.library import KernelLibrary
 
 def _numpy_version():
@@ -526,25 +526,41 @@ def kernel_ir(name: str) -> str:
 
 #: the kernels, by function name
 _library = KernelLibrary(kernel_ir)
-#: the compiled kernels as (in, out, n) functions, by name
-_calls: dict[str, Any] = {}
+#: the compiled kernels by name: (a ctypes (in, out, n) function, a machine_code.array_kernel
+#: builtin (in, out) -> out or None where that cannot be made)
+_calls: dict[str, tuple] = {}
 _CALL_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
 _FLOAT32 = np.dtype(np.float32)
+#: arrays up to this many elements call their kernel through the builtin, which holds the
+#: GIL (~40 µs of sin at most); larger ones through ctypes, which releases it
+_BUILTIN_MAX = 1 << 12
+
+
+def _callers(name: str, compiled: Any) -> tuple:
+    """The _calls entry of a compiled kernel."""
+    address = ctypes.cast(compiled, ctypes.c_void_p).value
+    try:
+        builtin = array_kernel(name, address)
+    except (OSError, ValueError, AttributeError):  # no executable memory, another platform
+        builtin = None
+    return _CALL_TYPE(address), builtin
 
 
 def evaluate(name: str, x: np.ndarray) -> np.ndarray | None:
     """XLA's float32 `name` (a _Builder method: "exp", "log", "sin", "erf_inv", ...) of x, or
     None while its kernel is not ready (or tier 1 does not run here)."""
-    fn = _calls.get(name)
-    if fn is None:
+    calls = _calls.get(name)
+    if calls is None:
         compiled = _library.get(name)
         if compiled is None:
             return None
-        fn = _calls[name] = _CALL_TYPE(ctypes.cast(compiled, ctypes.c_void_p).value)
+        calls = _calls[name] = _callers(name, compiled)
     if type(x) is not np.ndarray or x.dtype is not _FLOAT32 or not x.flags.c_contiguous:
         x = np.asarray(x, np.float32)  # (a NumPy scalar: 0-d, as ascontiguousarray's is not)
         if not x.flags.c_contiguous:
             x = np.ascontiguousarray(x)
     out = np.empty(x.shape, np.float32)
-    fn(data_pointer(x), data_pointer(out), x.size)
+    if x.size <= _BUILTIN_MAX and calls[1] is not None:
+        return calls[1](x, out)
+    calls[0](data_pointer(x), data_pointer(out), x.size)
     return out
