@@ -155,6 +155,13 @@ def linalg_primitive(name: str, accepted: Sequence[Sequence[str]], ranks: Sequen
     def impl(*xs: np.ndarray, **params: Any) -> Any:
         avals = abstract_eval(*(ShapedArray(x.shape, x.dtype) for x in xs), **params)
         batch = xs[0].shape[:xs[0].ndim - ranks[0]]
+        if not batch:  # one matrix: LAPACK's results as they are (Fortran order, uncopied)
+            res = core_impl(*xs, **params)
+            outs = [np.broadcast_to(np.asarray(r, a.dtype), a.shape) if np.shape(r) != a.shape
+                    else np.asarray(r, a.dtype)
+                    for r, a in zip(res if multiple_results else [res],
+                                    avals if multiple_results else [avals])]
+            return outs if multiple_results else outs[0]
         if batched_impl is not None and math.prod(batch) > 1:
             res = batched_impl(*xs, **params)
             if res is not None:
