@@ -254,3 +254,206 @@ def test_traced_calls_do_not_use_plans():
         jnp.where(x > 0, x, 0.0)
     text = str(pyjax.make_jaxpr(lambda v: jnp.where(v > 0, v, 0.0))(x))
     assert "name=_where" in text
+
+
+# ---------------------------------------------------------------------------------------------
+# Specialised impls (Primitive.specialize): a plan gives the unplanned call's bits
+# ---------------------------------------------------------------------------------------------
+
+BF16 = np.dtype(pyjax.numpy.bfloat16)
+#: float values with the cases impls special-case: signed zeros, NaN, infinities, a float32
+#: subnormal, values past int32's range (the CPU's cast sentinel), ordinary values
+FLOAT_VALUES = [0.0, -0.0, np.nan, np.inf, -np.inf, 1e-39, -3e-39, 3e9, -3e9, 1.5, -2.5, 0.25,
+                7.0, -1e3, 0.5, -0.5]
+IN_RANGE = [1.5, -2.5, 0.25, 7.0, -1e3, 0.5, -0.5, 0.0, -0.0, 3.75, -8.0, 100.0]
+
+
+def _filled(shape, dtype, values=FLOAT_VALUES, shift=0):
+    """An array of `shape` and `dtype` cycling through `values` (floats) or small ints."""
+    n = int(np.prod(shape))
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        flat = (np.arange(n) + shift) % 3 == 0
+    elif dtype.kind in "iu":
+        flat = (np.arange(n) * 7 + shift) % 11 - (5 if dtype.kind == "i" else 0)
+    else:
+        with np.errstate(over="ignore"):
+            flat = np.array([values[(i + shift) % len(values)] for i in range(n)], np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return jnp.asarray(np.asarray(flat).astype(dtype).reshape(shape))
+
+
+def _same(got, want):
+    """Identical Arrays: type, shape, dtype, weak type and bits (NaN payloads included)."""
+    assert type(got) is type(want)
+    if isinstance(want, (tuple, list)):
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            _same(g, w)
+        return
+    assert (got.shape, got.dtype, got.weak_type) == (want.shape, want.dtype, want.weak_type)
+    g, w = np.asarray(got), np.asarray(want)
+    assert g.tobytes() == w.tobytes(), (g, w)
+
+
+def _unplanned(monkeypatch, fn, *args):
+    with monkeypatch.context() as m:
+        m.setattr(eager_plans, "call", lambda fun, a, kw: fun(*a, **kw))
+        return fn(*args)
+
+
+def _warned(fn, *args):
+    """fn(*args) and the warnings it gives past pyjax's own filter (its RuntimeWarnings)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"pyjax\._src\.")
+        out = fn(*args)
+    return out, [(w.category, str(w.message)) for w in caught]
+
+
+def _check_planned(monkeypatch, fn, operands):
+    """fn on each tuple of `operands` (all of one signature) through its plan gives what it
+    gives unplanned, warnings included; the plan is used (its signature is recorded)."""
+    pyjax.clear_caches()
+    first = operands[0]
+    for _ in range(2):  # the first call runs as usual, the second records
+        fn(*first)
+    assert any(callable(p) for p in eager_plans._plans.values()), "no plan was recorded"
+    for ops in operands:
+        got, got_warnings = _warned(fn, *ops)
+        want, want_warnings = _warned(_unplanned, monkeypatch, fn, *ops)
+        _same(got, want)
+        assert got_warnings == want_warnings
+
+
+REDUCTIONS = {
+    "sum": lambda x: jnp.sum(x),
+    "sum_axis0": lambda x: jnp.sum(x, axis=0),
+    "sum_keepdims": lambda x: jnp.sum(x, axis=-1, keepdims=True),
+    "prod": lambda x: jnp.prod(x, axis=-1),
+    "mean": lambda x: jnp.mean(x),
+    "mean_axis": lambda x: jnp.mean(x, axis=-1, keepdims=True),
+    "max": lambda x: jnp.max(x),
+    "min_axis0": lambda x: jnp.min(x, axis=0),
+    "max_keepdims": lambda x: jnp.max(x, axis=0, keepdims=True),
+    "any": lambda x: jnp.any(x),
+    "all_axis": lambda x: jnp.all(x, axis=-1),
+    "any_keepdims": lambda x: jnp.any(x, axis=0, keepdims=True),
+}
+DTYPES = [np.float32, np.float16, BF16, np.int32, np.int8, np.uint8, np.bool_,
+          np.dtype(jnp.int4), np.dtype(jnp.float8_e4m3fn)]
+SHAPES = [(10,), (3, 4), (1, 10), (0, 3), (4, 0)]
+
+
+@pytest.mark.parametrize("name", sorted(REDUCTIONS))
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_specialised_reductions_give_the_unplanned_bits(monkeypatch, name, dtype, shape):
+    fn = REDUCTIONS[name]
+    operands = [(_filled(shape, dtype, shift=s),) for s in range(4)]
+    try:
+        _unplanned(monkeypatch, fn, *operands[0])
+    except (TypeError, ValueError):  # (max of an empty array, bool prod ...): not planned
+        return
+    _check_planned(monkeypatch, fn, operands)
+
+
+def test_specialised_reductions_of_scalars_and_broadcasts(monkeypatch):
+    """0-d operands, weak operands, and broadcast buffers (folded by `run`) through plans."""
+    for fn in REDUCTIONS.values():
+        for operands in ([(jnp.asarray(np.float32(v)),) for v in (1.5, -0.0)],
+                         [(jnp.asarray(v),) for v in (2.5, np.nan)],  # weak
+                         [(jnp.full((1000,), np.float32(v)),) for v in (0.1, -0.0, 3.0)],
+                         [(jnp.full((3, 1000), v, np.int8),) for v in (1, -3)]):
+            try:
+                _unplanned(monkeypatch, fn, *operands[0])
+            except ValueError:  # an axis a scalar lacks
+                continue
+            _check_planned(monkeypatch, fn, operands)
+
+
+def test_specialised_reductions_accumulate_long_sums_wide(monkeypatch):
+    values = [(jnp.asarray(np.full((3, 40000), v, np.float32)),) for v in (0.1, 1e-3)]
+    _check_planned(monkeypatch, lambda x: jnp.sum(x, axis=1), values)
+    _check_planned(monkeypatch, lambda x: jnp.sum(x), values)
+
+
+#: (planned as a whole: jnp.maximum, divide ... have no plans of their own)
+ELEMENTWISE = {
+    "where": lambda c, x, y: jnp.where(c, x, y),
+    "where_gt": lambda c, x, y: jnp.where(x > 0, x, y),
+    "where_scalar": lambda c, x, y: jnp.where(c, x, 0.0),
+    "clip": lambda c, x, y: jnp.clip(x, -0.5, 0.5),
+    "clip_zero": lambda c, x, y: jnp.clip(x, 0.0, 1.0),
+    "clip_neg_zero": lambda c, x, y: jnp.clip(x, -1.0, -0.0),
+    "maximum": lambda c, x, y: jnp.maximum(x, y),
+    "minimum": lambda c, x, y: jnp.minimum(x, y),
+    "divide": lambda c, x, y: jnp.divide(x, y),
+    "mean_of_product": lambda c, x, y: jnp.mean(x * y, axis=0),
+    "stack": lambda c, x, y: jnp.stack([x, y]),
+    "stack_axis1": lambda c, x, y: jnp.stack([x, y, x], axis=1),
+    "stack_last": lambda c, x, y: jnp.stack([y, x], axis=-1),
+}
+SHAPES_2 = [(), (10,), (2, 3), (0,), (3, 0)]
+
+
+@pytest.mark.parametrize("name", sorted(ELEMENTWISE))
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, BF16, np.int32, np.uint8, np.bool_],
+                         ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", SHAPES_2, ids=str)
+def test_specialised_elementwise_give_the_unplanned_bits(monkeypatch, name, dtype, shape):
+    fn = eager_plans.planned(ELEMENTWISE[name])
+    operands = [(_filled(shape, np.bool_, shift=s), _filled(shape, dtype, shift=s),
+                 _filled(shape, dtype, shift=s + 5)) for s in range(5)]
+    try:
+        _unplanned(monkeypatch, fn, *operands[0])
+    except (TypeError, ValueError):
+        return
+    _check_planned(monkeypatch, fn, operands)
+
+
+def test_selects_with_a_scalar_condition_and_weak_cases(monkeypatch):
+    for c in (True, False):
+        _check_planned(monkeypatch, lambda c, x: jnp.where(c, x, -x),
+                       [(jnp.asarray(c), _filled((4,), np.float32, shift=s)) for s in range(3)])
+    _check_planned(monkeypatch, lambda c, x: jnp.where(c, x, 2.0),
+                   [(_filled((5,), np.bool_, shift=s), jnp.asarray(-0.0)) for s in range(3)])
+
+
+CASTS = [(np.float32, np.int32), (np.float32, np.int64), (np.float16, np.int32),
+         (np.float32, np.int8), (np.float32, np.uint32), (np.float32, np.float16),
+         (np.float32, BF16), (np.float32, np.complex64), (np.float32, np.bool_),
+         (np.int32, np.float32), (np.int32, np.float16), (np.int32, np.int8),
+         (np.uint8, np.int32), (np.bool_, np.float32), (np.bool_, np.int32),
+         (np.int8, np.bool_), (np.complex64, np.float32), (BF16, np.int32)]
+
+
+@pytest.mark.parametrize("source,target", CASTS, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("values", ["specials", "in_range"])
+@pytest.mark.parametrize("shape", [(), (16,), (2, 8), (0,)], ids=str)
+def test_specialised_casts_give_the_unplanned_bits(monkeypatch, source, target, values, shape):
+    """x.astype: float -> int32/int64 checks the CPU's sentinel (NaN, infinities and values
+    out of range saturate as in XLA); the other casts of NumPy's dtypes are plain casts."""
+    pool = FLOAT_VALUES if values == "specials" else IN_RANGE
+    operands = [(_filled(shape, source, pool, shift=s),) for s in range(4)]
+    with pyjax.enable_x64(np.dtype(target).itemsize == 8):
+        _check_planned(monkeypatch, lambda x: x.astype(target), operands)
+
+
+def test_casts_of_in_range_floats_with_a_sentinel_value(monkeypatch):
+    """-2**31 is int32's sentinel, and in range: the slow path gives it too."""
+    operands = [(jnp.asarray(np.array([v, 1.0], np.float32)),) for v in (-2.0 ** 31, 5.0)]
+    _check_planned(monkeypatch, lambda x: x.astype(jnp.int32), operands)
+
+
+def test_specialised_impls_without_numpys_array_results(monkeypatch):
+    """Where NumPy lacks `out=...` (before 2.3), exact impls convert NumPy scalars."""
+    from pyjax._src.primitives import _rules
+    monkeypatch.setattr(_rules, "_OUT_ELLIPSIS", False)
+    for fn in (REDUCTIONS["sum"], REDUCTIONS["max"], REDUCTIONS["any"], REDUCTIONS["mean"]):
+        _check_planned(monkeypatch, fn, [(_filled((5,), np.float32, shift=s),)
+                                         for s in range(3)])
+    divide = eager_plans.planned(ELEMENTWISE["divide"])
+    _check_planned(monkeypatch, divide, [(None, _filled((), np.float32, shift=s),
+                                          _filled((), np.float32, shift=s + 1))
+                                         for s in range(4)])

@@ -137,6 +137,8 @@ def _env_options() -> None:
 
 _env_options()
 config_local = _Overrides()
+#: each trace key of the process-wide values seen -> its `Config.global_trace_number`
+_global_trace_numbers: dict = {}
 
 
 class Config:
@@ -146,8 +148,17 @@ class Config:
 
     def __init__(self) -> None:
         object.__setattr__(self, "_global", config_global)
-        object.__setattr__(self, "_global_trace_key", None)
         object.__setattr__(self, "_local", config_local)
+        self._new_global_trace_key()
+
+    def _new_global_trace_key(self) -> None:
+        """Work out trace_key() of the process-wide values, and `global_trace_number`: it as
+        a small int (one per distinct key), a cache key part read without a call or hashing
+        by threads that override nothing (eager plans)."""
+        key = tuple(self._global[a] for a in _TRACE_OPTIONS)
+        object.__setattr__(self, "_global_trace_key", key)
+        object.__setattr__(self, "global_trace_number",
+                           _global_trace_numbers.setdefault(key, len(_global_trace_numbers)))
 
     def update(self, name: str, value: Any) -> None:
         """Set option `name` (e.g. "jax_enable_x64") to `value`, for every thread."""
@@ -156,7 +167,7 @@ class Config:
         if attr == "transfer_guard":  # JAX's all-directions option sets each direction
             for direction in _TRANSFER_DIRECTIONS:
                 self._global[f"transfer_guard_{direction}"] = value
-        object.__setattr__(self, "_global_trace_key", None)
+        self._new_global_trace_key()
 
     @property
     def values(self) -> dict[str, Any]:
@@ -197,11 +208,7 @@ class Config:
         every trace cache's key (jit's), as JAX makes them part of its."""
         overrides = self._local.values
         if not overrides:
-            key = self._global_trace_key
-            if key is None:
-                key = tuple(self._global[a] for a in _TRACE_OPTIONS)
-                object.__setattr__(self, "_global_trace_key", key)
-            return key
+            return self._global_trace_key
         return tuple(overrides.get(a, self._global[a]) for a in _TRACE_OPTIONS)
 
     def read(self, name: str) -> Any:

@@ -10,6 +10,11 @@ trace-affecting config, the mesh context) all of that has one outcome, so it nee
 3. the notes become straight-line Python that calls the impls on the buffers, which every
    later call runs: one impl call per primitive, and only the results become Arrays.
 
+A primitive's `specialize` rule may give the impl for its operand types with the params bound
+(work that depends on them done once); one marked `exact` returns an ndarray of the result's
+dtype for every operand of those types, so the plan takes its result as it is (other impls may
+return NumPy scalars or another dtype, which the plan converts).
+
 The operands are tracers while recording, so the function runs as it runs under jit: a plan
 computes what jit would, and a function that needs an operand's value (or binds a primitive
 with effects or its own eager rule, or warns) raises or is refused and stays unplanned.
@@ -29,7 +34,8 @@ from pyjax._src import caches
 from pyjax._src.backend.dispatch import (
     apply_primitive, apply_primitive_cached, aval_of, to_buffer)
 from pyjax._src.backend.fp_mode import KEPT, SWITCHED, flush_off, flush_on, run_flushing
-from pyjax._src.config import config
+from pyjax._src.config import config, config_local
+from pyjax._src.core import array as array_lib
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.trace import Trace, Tracer, trace_state
@@ -37,6 +43,13 @@ from pyjax._src.parallel.mesh import context_key as mesh_context_key
 
 #: eager rules that amount to "check types, run the impl on the buffers, wrap the result"
 _PLAIN_EAGER: set = {apply_primitive, apply_primitive_cached}
+
+
+def exact(impl: Callable) -> Callable:
+    """Mark a specialised impl (a function or functools.partial) as returning an ndarray of
+    the result's dtype for every operand of the types it was made for (see module doc)."""
+    impl.exact = True
+    return impl
 
 
 def plain_eager(rule: Callable) -> Callable:
@@ -75,8 +88,10 @@ class Recorder(Trace):
 
     def __init__(self) -> None:
         self.lines: list[str] = []
-        self.namespace: dict = {"ArrayImpl": ArrayImpl, "ndarray": np.ndarray,
-                                "asarray": np.asarray}
+        # (`__name__`: NumPy's warnings from a plan's line are pyjax's, which pyjax filters)
+        self.namespace: dict = {"__name__": __name__, "ArrayImpl": ArrayImpl,
+                                "ndarray": np.ndarray, "asarray": np.asarray,
+                                "new": object.__new__, "array_lib": array_lib}
         self.const_ref: dict[int, str] = {}  # id of a constant operand -> its name
         self.keep: list = []  # keeps constants alive, so their ids stay unique
         self.n_steps = 0
@@ -91,21 +106,18 @@ class Recorder(Trace):
         eager = prim.eager
         if eager not in _PLAIN_EAGER or prim.effectful or prim.impl is None:
             raise _Unplannable
-        values, refs = [], []
-        for a in args:
-            if type(a) is PlanTracer and a._trace is self:
-                values.append(a.val)
-                refs.append(a.ref)
-            else:
-                values.append(a)
-                refs.append(self._constant(a))
+        traced = [type(a) is PlanTracer for a in args]
+        if any(t and a._trace is not self for a, t in zip(args, traced)):
+            raise _Unplannable  # a tracer of another recording
+        values = [a.val if t else a for a, t in zip(args, traced)]
         trace_state.trace = None  # the eager rule runs as in eager mode (constants, such
         try:                      # as Python scalars, were converted without flushing)
             out = run_flushing(eager, prim, tuple(values), params)
         finally:
             trace_state.trace = self
-        if not any(type(a) is PlanTracer for a in args):
+        if not any(traced):
             return out  # made from constants alone: a constant (folded, as jit folds it)
+        refs = [a.ref if t else self._constant(a) for a, t in zip(args, traced)]
         results = out if prim.multiple_results else [out]
         if any(type(r) is not ArrayImpl for r in results):  # extended dtypes (PRNG keys)
             raise _Unplannable
@@ -129,10 +141,11 @@ class Recorder(Trace):
         target = ", ".join(names) + ("," if prim.multiple_results else "")
         self.lines.append(f"    {target} = f{k}({', '.join(call_args)})")
         tracers = []
-        for name, r in zip(names, results):  # impls may return NumPy scalars or other dtypes
-            self.namespace[f"D_{name}"] = r._buf.dtype
-            self.lines.append(f"    if {name}.__class__ is not ndarray or {name}.dtype != "
-                              f"D_{name}: {name} = asarray({name}, D_{name})")
+        for name, r in zip(names, results):
+            if not getattr(special, "exact", False):  # a NumPy scalar, another dtype
+                self.namespace[f"D_{name}"] = r._buf.dtype
+                self.lines.append(f"    if {name}.__class__ is not ndarray or {name}.dtype != "
+                                  f"D_{name}: {name} = asarray({name}, D_{name})")
             tracers.append(PlanTracer(self, r, name))
         return tracers if prim.multiple_results else tracers[0]
 
@@ -163,7 +176,7 @@ class Recorder(Trace):
             leaves, tree = [result], None
         if not all(type(x) is PlanTracer or type(x) is ArrayImpl for x in leaves):
             raise _Unplannable
-        values, exprs = [], []
+        values, exprs, made = [], [], []
         for i, leaf in enumerate(leaves):
             if type(leaf) is ArrayImpl:  # a constant result: a new Array over its buffer
                 self.namespace[f"out{i}"] = leaf._buf
@@ -173,9 +186,12 @@ class Recorder(Trace):
             elif leaf.ref.startswith("a"):  # an operand, returned as it is
                 values.append(leaf.val)
                 exprs.append(f"arrays[{leaf.ref[1:]}]")
-            else:
+            else:  # ArrayImpl(ref, weak) spelt out: no __init__ call (a plan runs untraced)
                 values.append(leaf.val)
-                exprs.append(f"ArrayImpl({leaf.ref}, {leaf.val._weak})")
+                exprs.append(f"o{i}")
+                made += [f"    o{i} = new(ArrayImpl)", f"    o{i}._buf = {leaf.ref}",
+                         f"    o{i}._weak = {leaf.val._weak}",
+                         f"    if array_lib.layout_hook is not None: array_lib.layout_hook(o{i})"]
         out = values[0] if tree is None else tree(values)
         if self.refused or self.held > MAX_HELD_BYTES:  # (a plan must not pin big arrays)
             return out, None
@@ -185,7 +201,7 @@ class Recorder(Trace):
         else:
             self.namespace["tree"] = tree
             tail = [f"    return tree(({', '.join(exprs)},))"]
-        source = "\n".join(head + self.lines + tail)
+        source = "\n".join(head + self.lines + made + tail)
         exec(compile(source, f"<eager plan of {name}>", "exec"), self.namespace)
         run = self.namespace["run"]
         run.source = source  # what the plan does, for reading (`plans_of`)
@@ -223,7 +239,8 @@ def _signature(value: Any, key: list, arrays: list) -> bool:
     if t is tuple or t is list:
         key += (t, len(value))
         return all(_signature(v, key, arrays) for v in value)
-    if t is np.dtype or t in STATIC_TYPES or isinstance(value, type) or t is FunctionType:
+    if (t in STATIC_TYPES or isinstance(value, (type, np.dtype))  # (a dtype's class is
+            or t is FunctionType):                                   # np.dtypes.Float32DType)
         key += (t, value)  # (functions: a lax op passed as an argument, by identity)
         return True
     return False
@@ -264,13 +281,21 @@ def call(fun: Callable, args: tuple, kwargs: dict) -> Any:
             return fun(*args, **kwargs)
     if kwargs:
         for name, a in kwargs.items():
-            key.append(name)
-            if not _signature(a, key, arrays):
-                return fun(*args, **kwargs)
-    if len(arrays) > 1 and len({id(a) for a in arrays}) < len(arrays):
+            t = type(a)
+            if t is int or t is bool or a is None:  # inlined (axis=1, keepdims=True)
+                key += (name, t, a)
+            else:
+                key.append(name)
+                if not _signature(a, key, arrays):
+                    return fun(*args, **kwargs)
+    n = len(arrays)
+    if n > 1 and (arrays[0] is arrays[1] if n == 2 else len(set(map(id, arrays))) < n):
         ids = [id(a) for a in arrays]  # one Array passed twice: its plan differs
         key.append(tuple(ids.index(i) for i in ids))
-    key += (config.trace_key(), mesh_context_key())
+    # the options that change tracing: the process-wide ones by number (no call, no tuple to
+    # hash), the options themselves while this thread overrides some
+    key += (config.trace_key() if config_local.values else config.global_trace_number,
+            mesh_context_key())
     key_t = tuple(key)
     plan = _plans.get(key_t, False)
     if plan:  # computed as XLA computes: subnormals flushed (fp_mode)

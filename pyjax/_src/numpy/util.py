@@ -32,7 +32,7 @@ def is_arraylike(x: Any) -> bool:
 def check_arraylike(fun_name: str, *args: Any) -> None:
     """Reject lists and other non-arrays like JAX does (jnp functions don't accept lists)."""
     for pos, arg in enumerate(args):
-        if not is_arraylike(arg):
+        if type(arg) is not ArrayImpl and not is_arraylike(arg):  # (Arrays: no call)
             raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got "
                             f"{type(arg)} at position {pos}.")
 

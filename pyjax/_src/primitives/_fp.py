@@ -7,7 +7,7 @@ made once.  Where NumPy's internals differ (another version), it is `np.errstate
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -35,3 +35,22 @@ def ignore_fp_errors() -> Any:
     if _extobj_contextvar is None:  # pragma: no cover - other NumPy versions
         return np.errstate(all="ignore")
     return _IgnoreFpErrors()
+
+
+def quietly(fn: Callable) -> Callable:
+    """fn with NumPy's floating-point errors ignored, as under `ignore_fp_errors()` but for the
+    price of setting the context variable (specialised impls of eager plans)."""
+    if _extobj_contextvar is None:  # pragma: no cover - other NumPy versions
+        def quiet(*args: Any) -> Any:
+            with np.errstate(all="ignore"):
+                return fn(*args)
+        return quiet
+    enter, leave = _extobj_contextvar.set, _extobj_contextvar.reset
+
+    def quiet(*args: Any) -> Any:
+        token = enter(_IGNORE)
+        try:
+            return fn(*args)
+        finally:
+            leave(token)
+    return quiet

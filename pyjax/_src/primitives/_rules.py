@@ -1,12 +1,13 @@
 """Shared helpers to declare primitives of one family in a few lines each."""
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
 
 import numpy as np
 
 from pyjax._src.backend.dispatch import apply_primitive, apply_primitive_cached
-from pyjax._src.backend.eager_plans import plain_eager
+from pyjax._src.backend.eager_plans import exact, plain_eager
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
@@ -59,6 +60,33 @@ def check_kinds(name: str, kinds: tuple, *avals: ShapedArray) -> None:
 
 _KIND_NAMES = {BOOL: "bool", INT: "signedinteger", UINT: "unsignedinteger",
                FLOAT: "floating", COMPLEX: "complexfloating"}
+
+
+def _takes_out_ellipsis() -> bool:
+    """Whether NumPy's ufuncs take `out=...`: return an array where they would return a NumPy
+    scalar (a 0-d result; NumPy 2.3)."""
+    try:
+        np.add(np.zeros(()), 1.0, out=...)
+    except TypeError:
+        return False
+    return True
+
+
+_OUT_ELLIPSIS = _takes_out_ellipsis()
+
+
+def exact_ufunc(fn: Callable, result: np.dtype, rank: int, **kwargs: Any) -> Callable:
+    """`fn` (a ufunc, or a method of one such as `np.add.reduce`) with `kwargs` bound, as an
+    exact impl for eager plans (eager_plans.exact), for operands whose NumPy loop gives dtype
+    `result` and a result of rank `rank`.  NumPy returns a NumPy scalar for rank 0, so then
+    it is called with `out=...`, which returns a 0-d array; NumPy's own dtypes keep their type
+    (an int4 max gives int8), so any other `result` is converted."""
+    if result.isbuiltin != 1 or (rank == 0 and not _OUT_ELLIPSIS):
+        call = functools.partial(fn, **kwargs)
+        return exact(lambda *xs: np.asarray(call(*xs), result))
+    if rank == 0:
+        kwargs["out"] = ...
+    return exact(functools.partial(fn, **kwargs))
 
 
 def make_primitive(name: str, impl: Callable, abstract_eval: Callable, *,

@@ -8,12 +8,13 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from pyjax._src.backend.eager_plans import exact
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import pp_eqn_standard
 from pyjax._src.primitives._accumulation import accumulation_dtype
 from pyjax._src.primitives._rules import (
-    ANY, BOOL, FLOAT, INT, INTEGRAL, NUMBER, UINT, check_kinds, make_primitive)
+    ANY, BOOL, FLOAT, INT, INTEGRAL, NUMBER, UINT, check_kinds, exact_ufunc, make_primitive)
 from pyjax._src.transforms import ad
 
 
@@ -39,8 +40,10 @@ def _broadcast_axes(x: np.ndarray, axes: tuple) -> tuple[np.ndarray, tuple, int]
 def _reduction(name: str, impl: Callable, kinds: tuple, *, out_sharding: bool = False,
                keep_weak: bool = True, repeats: Callable | None = None,
                idempotent: bool = False) -> Any:
-    """A reduction primitive.  Broadcast axes are folded when the reduction is idempotent
-    (max, and) or `repeats(result, copies)` says what `copies` identical values reduce to."""
+    """A reduction primitive computed by `impl(x, axes)`, whose `impl.for_type(dtype, shape,
+    axes)` gives an exact kernel for operands of one type (`_kernel`, for eager plans).
+    Broadcast axes are folded when the reduction is idempotent (max, and) or
+    `repeats(result, copies)` says what `copies` identical values reduce to."""
     folds = idempotent or repeats is not None
 
     def abstract_eval(x: ShapedArray, *, axes: tuple, out_sharding: Any = None) -> ShapedArray:
@@ -64,22 +67,16 @@ def _reduction(name: str, impl: Callable, kinds: tuple, *, out_sharding: bool = 
         return out
 
     def specialize(x: ShapedArray, *, axes: tuple, out_sharding: Any = None) -> Any:
-        """`run` for operands of x's type, the accumulator chosen once (eager plans)."""
-        dtype = x.dtype
-        if dtype == dtypes.bfloat16 or not axes:
+        """`run` for operands of x's type, its kernel chosen once (eager plans)."""
+        if x.dtype == dtypes.bfloat16 or not axes:
             return None
-        typed = getattr(impl, "for_type", None)
-        kernel = (typed(dtype, math.prod(x.shape[a] for a in axes), axes) if typed
-                  else functools.partial(impl, axes=axes))
+        kernel = impl.for_type(x.dtype, x.shape, axes)
+        if not folds:
+            return kernel
 
         def special(b: np.ndarray) -> np.ndarray:
-            if folds and 0 in b.strides:
-                return run(b, axes=axes)
-            return np.asarray(kernel(b), dtype=dtype)
-
-        def special_unfolded(b: np.ndarray) -> np.ndarray:
-            return np.asarray(kernel(b), dtype=dtype)
-        return special if folds else special_unfolded
+            return run(b, axes=axes) if 0 in b.strides else kernel(b)
+        return exact(special)
 
     prim = make_primitive(name, run, abstract_eval)
     prim.specialize = specialize
@@ -128,23 +125,30 @@ def min_identity(dtype: np.dtype) -> np.ndarray:
     return np.asarray(_highest(dtype), dtype)
 
 
-def _accumulating(np_fn: Callable) -> Callable:
+def _kernel(ufunc: np.ufunc, result: np.dtype, shape: tuple, axes: tuple,
+            **kwargs: Any) -> Callable:
+    """`ufunc.reduce` of operands of (result, shape) along `axes`, as an exact impl (an
+    ndarray of dtype `result` even when all axes are reduced: `exact_ufunc`)."""
+    return exact_ufunc(ufunc.reduce, result, len(shape) - len(axes), axis=axes, **kwargs)
+
+
+def _accumulating(ufunc: np.ufunc) -> Callable:
     """Sum or product in the input dtype, except half-precision floats, which XLA accumulates
     in float32 (a bfloat16 sum of 1000 ones is 1000, not 256), and long float reductions,
     accumulated wide (see _accumulation)."""
     def reduce(x: np.ndarray, axes: tuple, dtype: np.dtype, wide: np.dtype | None) -> Any:
         if wide is not None:
-            return np.asarray(np_fn(x, axis=axes, dtype=wide)).astype(dtype)
+            return np.asarray(ufunc.reduce(x, axis=axes, dtype=wide)).astype(dtype)
         if dtype in (dtypes.float16, dtypes.bfloat16):
-            return np_fn(x, axis=axes, dtype=np.float32).astype(dtype)
-        return np_fn(x, axis=axes, dtype=dtype)
+            return ufunc.reduce(x, axis=axes, dtype=np.float32).astype(dtype)
+        return ufunc.reduce(x, axis=axes, dtype=dtype)
 
-    def for_type(dtype: np.dtype, length: int, axes: tuple) -> Callable:
-        """The reduction of `length` values of `dtype` along `axes`, its accumulator chosen."""
-        wide = accumulation_dtype(dtype, length)
+    def for_type(dtype: np.dtype, shape: tuple, axes: tuple) -> Callable:
+        """The reduction of operands of (dtype, shape) along `axes`, its accumulator chosen."""
+        wide = accumulation_dtype(dtype, math.prod(shape[a] for a in axes))
         if wide is None and dtype not in (dtypes.float16, dtypes.bfloat16):
-            return lambda x: np_fn(x, axis=axes, dtype=dtype)  # the common case, direct
-        return functools.partial(reduce, axes=axes, dtype=dtype, wide=wide)
+            return _kernel(ufunc, dtype, shape, axes, dtype=dtype)  # the common case, direct
+        return exact(lambda b: np.asarray(reduce(b, axes, dtype, wide), dtype))
 
     def fn(x: np.ndarray, axes: tuple) -> np.ndarray:
         return reduce(x, axes, x.dtype,
@@ -153,7 +157,31 @@ def _accumulating(np_fn: Callable) -> Callable:
     return fn
 
 
-reduce_sum_p = _reduction("reduce_sum", _accumulating(np.add.reduce), NUMBER, out_sharding=True,
+def _choosing(ufunc: np.ufunc, start: Callable) -> Callable:
+    """max or min (`ufunc`), starting from `start(dtype)` (so empty reductions give it)."""
+    def fn(x: np.ndarray, axes: tuple) -> Any:
+        return ufunc.reduce(x, axis=axes, initial=start(x.dtype))
+    fn.for_type = lambda dtype, shape, axes: _kernel(ufunc, dtype, shape, axes,
+                                                     initial=start(dtype))
+    return fn
+
+
+def _bitwise(ufunc: np.ufunc, empty: Callable) -> Callable:
+    """and, or or xor (`ufunc`); an empty operand reduces to `empty(dtype)`."""
+    def fn(x: np.ndarray, axes: tuple) -> Any:
+        if x.size:
+            return ufunc.reduce(x, axis=axes)
+        return np.full(_reduced_np(x, axes), empty(x.dtype), x.dtype)
+
+    def for_type(dtype: np.dtype, shape: tuple, axes: tuple) -> Callable:
+        if math.prod(shape):
+            return _kernel(ufunc, dtype, shape, axes)
+        return exact(lambda b: np.asarray(fn(b, axes), dtype))
+    fn.for_type = for_type
+    return fn
+
+
+reduce_sum_p = _reduction("reduce_sum", _accumulating(np.add), NUMBER, out_sharding=True,
                           repeats=lambda total, n: total * np.asarray(n, total.dtype))
 
 
@@ -172,7 +200,7 @@ def _reduce_sum_transpose(ct: Any, x: Any, *, axes: tuple, out_sharding: Any = N
 
 
 ad.deflinear(reduce_sum_p, _reduce_sum_transpose)
-reduce_prod_p = _reduction("reduce_prod", _accumulating(np.multiply.reduce), NUMBER)
+reduce_prod_p = _reduction("reduce_prod", _accumulating(np.multiply), NUMBER)
 
 
 def _reduce_prod_jvp(primals: Any, tangents: Any, *, axes: tuple) -> tuple:
@@ -223,15 +251,9 @@ def _reduce_chooser_jvp(g: Any, ans: Any, x: Any, *, axes: tuple) -> Any:
     return ew.div(reduce_sum(ew.mul(g, where), axes), counts)
 
 
-reduce_max_p = _reduction("reduce_max",
-                          lambda x, axes: np.maximum.reduce(x, axis=axes,
-                                                            initial=_lowest(x.dtype)), ANY,
-                          idempotent=True)
+reduce_max_p = _reduction("reduce_max", _choosing(np.maximum, _lowest), ANY, idempotent=True)
 ad.defjvp2(reduce_max_p, _reduce_chooser_jvp)
-reduce_min_p = _reduction("reduce_min",
-                          lambda x, axes: np.minimum.reduce(x, axis=axes,
-                                                            initial=_highest(x.dtype)), ANY,
-                          idempotent=True)
+reduce_min_p = _reduction("reduce_min", _choosing(np.minimum, _highest), ANY, idempotent=True)
 ad.defjvp2(reduce_min_p, _reduce_chooser_jvp)
 
 
@@ -239,17 +261,15 @@ def _all_ones(dtype: np.dtype) -> Any:
     return np.asarray(True if dtype == dtypes.bool_ else -1).astype(dtype)[()]
 
 
-reduce_and_p = _reduction("reduce_and",
-                          lambda x, axes: np.bitwise_and.reduce(x, axis=axes) if x.size
-                          else np.full(_reduced_np(x, axes), _all_ones(x.dtype), x.dtype),
-                          INTEGRAL, keep_weak=False, idempotent=True)
-reduce_or_p = _reduction("reduce_or",
-                         lambda x, axes: np.bitwise_or.reduce(x, axis=axes) if x.size
-                         else np.zeros(_reduced_np(x, axes), x.dtype), INTEGRAL,
+def _zero(dtype: np.dtype) -> Any:
+    return 0
+
+
+reduce_and_p = _reduction("reduce_and", _bitwise(np.bitwise_and, _all_ones), INTEGRAL,
+                          keep_weak=False, idempotent=True)
+reduce_or_p = _reduction("reduce_or", _bitwise(np.bitwise_or, _zero), INTEGRAL,
                          keep_weak=False, idempotent=True)
-reduce_xor_p = _reduction("reduce_xor",
-                          lambda x, axes: np.bitwise_xor.reduce(x, axis=axes) if x.size
-                          else np.zeros(_reduced_np(x, axes), x.dtype), INTEGRAL,
+reduce_xor_p = _reduction("reduce_xor", _bitwise(np.bitwise_xor, _zero), INTEGRAL,
                           keep_weak=False)
 for _prim in (reduce_and_p, reduce_or_p, reduce_xor_p):
     ad.defjvp_zero(_prim)

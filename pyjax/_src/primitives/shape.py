@@ -12,6 +12,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from pyjax._src import errors
+from pyjax._src.backend.eager_plans import exact
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import pp_eqn_standard
@@ -82,8 +83,8 @@ def _broadcast_in_dim_specialize(x: ShapedArray, *, shape: tuple, broadcast_dime
         expanded[d] = size
     expanded, shape = tuple(expanded), tuple(shape)
     if expanded == shape:
-        return lambda b: b.reshape(expanded)
-    return lambda b: np.broadcast_to(b.reshape(expanded), shape)
+        return exact(lambda b: b.reshape(expanded))
+    return exact(lambda b: np.broadcast_to(b.reshape(expanded), shape))
 
 
 def _broadcast_in_dim_pp(eqn: Any, context: Any) -> Any:
@@ -266,7 +267,22 @@ def _stack_abstract(*xs: ShapedArray, axis: int) -> ShapedArray:
     return ShapedArray(tuple(shape), xs[0].dtype, all(x.weak_type for x in xs))
 
 
+def _stack_specialize(*xs: ShapedArray, axis: int) -> Any:
+    """np.stack of arrays of one type (rank 1 or more), for eager plans, without its Python
+    layers: the operands joined, then given the new axis (along axis 0), else each given the
+    new axis, then joined along it (np.stack's own way)."""
+    shape = xs[0].shape
+    if not shape:
+        return None
+    if axis == 0:
+        joined = (len(xs), *shape)
+        return exact(lambda *bs: np.concatenate(bs).reshape(joined))
+    expanded = (*shape[:axis], 1, *shape[axis:])
+    return exact(lambda *bs: np.concatenate([b.reshape(expanded) for b in bs], axis))
+
+
 stack_p = make_primitive("stack", lambda *xs, axis: np.stack(xs, axis=axis), _stack_abstract)
+stack_p.specialize = _stack_specialize
 
 
 def _unstack_abstract(x: ShapedArray, *, axis: int) -> list[ShapedArray]:
