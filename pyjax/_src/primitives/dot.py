@@ -127,6 +127,10 @@ def _algorithm_compute_dtype(precision: Any) -> np.dtype | None:
     return _CPU_EMITTED[precision.name]
 
 
+#: np.dot's C function, without the __array_function__ dispatch (impls get ndarrays)
+_np_dot = getattr(np.dot, "_implementation", np.dot)
+
+
 #: outputs this small (vector dots, matrix-vector products) with long contractions are
 #: computed wide; big matrix products keep BLAS's own blocked float32 accumulation
 _SMALL = 4096
@@ -173,18 +177,18 @@ class _DotPlan:
 
     def __call__(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         if self.direct:
-            return np.dot(x.reshape(self.xmat), y.reshape(self.ymat)).reshape(self.out_shape)
+            return _np_dot(x.reshape(self.xmat), y.reshape(self.ymat)).reshape(self.out_shape)
         xt = x.astype(self.compute, copy=False).transpose(self.xperm)
         yt = y.astype(self.compute, copy=False).transpose(self.yperm)
         if self.wide is not None:
             xt, yt = xt.astype(self.wide), yt.astype(self.wide)
         xm, ym = xt.reshape(self.xmat), yt.reshape(self.ymat)
         if not self.blas:  # NumPy's own loops (integers, bool, half floats) or a tiny product
-            out = np.matmul(xm, ym) if len(self.xmat) > 2 else np.dot(xm, ym)
+            out = np.matmul(xm, ym) if len(self.xmat) > 2 else _np_dot(xm, ym)
         else:
             restore = _blas_threads.enter(self.flops)
             try:
-                out = np.matmul(xm, ym) if len(self.xmat) > 2 else np.dot(xm, ym)
+                out = np.matmul(xm, ym) if len(self.xmat) > 2 else _np_dot(xm, ym)
             finally:
                 _blas_threads.leave(restore)
         return out.reshape(self.out_shape).astype(self.out_dtype, copy=False)
@@ -195,10 +199,6 @@ def _dot_general_impl(x: np.ndarray, y: np.ndarray, *, dimension_numbers: Any,
                       out_sharding: Any = None) -> np.ndarray:
     return _DotPlan(x.shape, x.dtype, y.shape, y.dtype, dimension_numbers, precision,
                     preferred_element_type)(x, y)
-
-
-#: np.dot's C function, without the __array_function__ dispatch (impls get ndarrays)
-_np_dot = getattr(np.dot, "_implementation", np.dot)
 
 
 def _dot_general_specialize(x: ShapedArray, y: ShapedArray, *, dimension_numbers: Any,
