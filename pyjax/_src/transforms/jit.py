@@ -22,7 +22,7 @@ from pyjax._src import caches
 from pyjax._src.backend.dispatch import detach, scalar_buffer, to_buffer, wrap
 from pyjax._src.backend.executor import compile_jaxpr
 from pyjax._src.backend.fp_mode import KEPT, SWITCHED, flush_off, flush_on
-from pyjax._src.config import config
+from pyjax._src.config import config, config_local
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import Array, ArrayImpl
 from pyjax._src.core.avals import ShapedArray
@@ -36,7 +36,7 @@ from pyjax._src.parallel.sharding import NamedSharding, placed
 from pyjax._src.transforms import ad, batching
 from pyjax._src.transforms.staging import (
     DebugInfo, abstractify, fun_sourceinfo, trace_to_jaxpr)
-from pyjax._src.tree_util import tree_flatten, tree_unflatten
+from pyjax._src.tree_util import _flat_tuple_treedef, tree_flatten, tree_unflatten
 
 CACHE_SIZE = 512  # traces kept per function; the least recently used is dropped first
 _REFRESH_AT = CACHE_SIZE // 2  # from this many traces on, a hit also renews recency
@@ -238,6 +238,19 @@ def _leaf_signature(x: Any) -> Any:
         f"static_argnums or static_argnames.")
 
 
+def _trace_options() -> Any:
+    """The trace-affecting options as a cache key part: the process-wide ones by number (no
+    tuple to hash) while this thread overrides none."""
+    return config.trace_key() if config_local.values else config.global_trace_number
+
+
+#: per x64 setting, each supported dtype -> its canonical dtype (what an argument becomes)
+_CANONICAL = {True: {np.dtype(d): np.dtype(d) for d in dtypes.supported_dtypes},
+              False: {np.dtype(d): np.dtype(dtypes._to_32bit.get(np.dtype(d), d))
+                      for d in dtypes.supported_dtypes}}
+_MISS = object()
+
+
 def _leaf_buffer(x: Any) -> np.ndarray:
     if type(x) is ArrayImpl:
         return x._buf
@@ -399,6 +412,10 @@ class PjitFunction:
         return tuple(dyn_args), dyn_kwargs, tuple(statics)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not kwargs and not self._has_static and trace_state.trace is None:
+            out = self._call_arrays(args)
+            if out is not _MISS:
+                return out
         if config.disable_jit:
             return self._fun(*args, **kwargs)
         if self._has_static:
@@ -408,7 +425,7 @@ class PjitFunction:
         # Without keyword arguments only the positional tuple is flattened (the fast path);
         # the flag in the key keeps the two layouts apart.
         leaves, in_tree = tree_flatten((args_, kwargs_) if kwargs_ else args_)
-        key = (in_tree, bool(kwargs_), statics, config.trace_key(), mesh_context_key(),
+        key = (in_tree, bool(kwargs_), statics, _trace_options(), mesh_context_key(),
                *[_leaf_signature(x) for x in leaves])
         entry = self._cache.get(key)
         if entry is not None:
@@ -450,6 +467,45 @@ class PjitFunction:
             return tree_unflatten(entry.out_tree, results)
         return tree_unflatten(entry.out_tree, self._bind(entry, leaves))
 
+    def _call_arrays(self, args: tuple) -> Any:
+        """The common call, made short: positional Arrays and NumPy arrays of canonical
+        dtypes, outside any trace, a trace already cached, nothing laid out on a mesh.  The
+        cache key is the general path's; anything else answers _MISS (the general path)."""
+        sigs, buffers, numpy_args = [], [], False
+        canonical = _CANONICAL[config.x64]
+        for x in args:
+            t = type(x)
+            if t is ArrayImpl:
+                if type(getattr(x, "_sharding", None)) is NamedSharding:
+                    return _MISS
+                buf = x._buf
+                sigs.append((buf.shape, buf.dtype, x._weak))
+            elif t is np.ndarray and canonical.get(x.dtype) is x.dtype:
+                buf = x
+                numpy_args = True
+                sigs.append((buf.shape, buf.dtype, False))
+            else:
+                return _MISS
+            buffers.append(buf)
+        entry = self._cache.get((_flat_tuple_treedef(len(args)), False, (), _trace_options(),
+                                 mesh_context_key(), *sigs))
+        if entry is None or config.disable_jit or config.no_execution \
+                or len(self._cache) > _REFRESH_AT:  # (the general path renews recency)
+            return _MISS
+        if flush_on(KEPT) is SWITCHED:  # computed as XLA computes (fp_mode)
+            try:
+                outs = entry.run(buffers)
+            finally:
+                flush_off()
+        else:
+            outs = entry.run(buffers)
+        if numpy_args:  # outputs that are views of a caller's NumPy argument are copied
+            for b in outs:
+                if type(b) is np.ndarray and (b.base is not None or any(b is x for x in args)):
+                    outs = detach(outs, args, True)
+                    break
+        return tree_unflatten(entry.out_tree, [wrap(b, a) for b, a in zip(outs, entry.out_avals)])
+
     def _bind(self, entry: _Entry, operands: list) -> list:
         """Under a trace: one jit equation, or with `inline=True` the body's equations in
         place (as JAX inlines such a jit when staging it)."""
@@ -484,7 +540,7 @@ class PjitFunction:
         from pyjax._src import stages
         args_, kwargs_, statics = self._split(args, kwargs)
         leaves, in_tree = tree_flatten((args_, kwargs_) if kwargs_ else args_)
-        key = (in_tree, bool(kwargs_), statics, config.trace_key(), mesh_context_key(),
+        key = (in_tree, bool(kwargs_), statics, _trace_options(), mesh_context_key(),
                *[_leaf_signature(x) for x in leaves])
         entry = self._cache.get(key)
         if entry is None:
