@@ -5,7 +5,8 @@ every operand is FULL (one element per (r, c)), ROW (one per row), COL (one per 
 SCALAR, and the optional reduction folds the columns of each row (k is where its axes start)
 or, over leading axes, the rows into each column's total (k is where they end; the columns go
 in blocks whose totals stay in cache).  The loop body works on W-lane vectors; the last
-partial vector of a row uses masked loads and stores.  Transcendentals call glibc's libmvec.
+partial vector of a row uses masked loads and stores, around the same computation (written
+once).  float32 transcendentals are XLA's own code (tier1/xla_math.py), float64 ones libmvec's.
 A sum of rows shorter than _accumulation.LONG follows NumPy's pairwise order in the operand's
 dtype (tier 0's bits); longer rows accumulate in double per lane (tier 0 sums them in float64
 too).  Over leading axes NumPy adds row after row into the totals, and so does the kernel, in
@@ -63,8 +64,6 @@ _MVEC1 = {"exp": "exp", "log": "log", "log1p": "log1p", "expm1": "expm1", "tanh"
           "sin": "sin", "cos": "cos", "tan": "tan", "atan": "atan", "asin": "asin",
           "acos": "acos", "sinh": "sinh", "cosh": "cosh", "asinh": "asinh", "acosh": "acosh",
           "atanh": "atanh", "cbrt": "cbrt"}
-#: (erf and erfc stay in tier 0 with the eager impls: glibc's differ from them, and XLA's
-#: float32 erf, Eigen's rational function, is not emulated yet)
 #: what XLA's function gives for a subnormal x (tier 0 matches: primitives/elementwise.py)
 _TINY_RESULT = {"sin": "x", "tan": "x", "tanh": "x", "atan": "x", "expm1": "x",
                 "sinh": "0", "asin": "0", "asinh": "0", "atanh": "0", "log1p": "0"}
@@ -83,8 +82,8 @@ INT_OPS = frozenset({*_INT_ARITH, *_INT_CMP, *_SHIFTS, "neg", "not", "abs", "max
                      "broadcast_in_dim"})
 SUPPORTED = frozenset({*_MVEC1, *_MVEC2, *_ARITH, *_CMP, *_INTRINSIC1, *_BOOL_OPS, *INT_OPS,
                        "exp2", "square", "rsqrt", "logistic", "sign", "integer_pow",
-                       "fused_multiply_add", "is_finite", "clamp", "erf_inv", "reduce_sum",
-                       "reduce_max", "reduce_min"})
+                       "fused_multiply_add", "is_finite", "clamp", "erf_inv", "erf", "erfc",
+                       "reduce_sum", "reduce_max", "reduce_min"})
 
 
 def _const(value: Any, dtype: np.dtype) -> str:
@@ -185,8 +184,11 @@ def _check_types(cluster: Any) -> None:
         if name == "bitcast_convert_type" and BOOL in (e.invars[0].aval.dtype,
                                                        e.outvars[0].aval.dtype):
             raise Unsupported("bitcast_convert_type of booleans")
-        if name == "erf_inv" and e.invars[0].aval.dtype != F32:
-            raise Unsupported("erf_inv of float64 (XLA's polynomial is float32 here)")
+        if name == "atan":  # XLA's code for it depends on the array's shape (tier 0 knows)
+            raise Unsupported("atan (glibc's atanf or XLA's scalar code, by position)")
+        if name in ("erf_inv", "erf", "erfc") and e.invars[0].aval.dtype != F32:
+            # (float64: XLA calls glibc's erf, tier 0 SciPy's; both sides run tier 0's)
+            raise Unsupported(f"{name} of float64 (XLA's code is float32 here)")
         if name in (*_CMP, *_MVEC1, *_MVEC2, *_ARITH, *_INTRINSIC1, "neg", "exp2", "max", "min",
                     "square", "rsqrt", "logistic", "sign", "integer_pow", "is_finite",
                     "clamp") and any(a.aval.dtype == BOOL for a in e.invars):
@@ -403,7 +405,7 @@ def _convert(b: _Builder, x: str, src: np.dtype, dt: np.dtype) -> str:
 #: (glibc's scalar sinf, cosf, tanf, atanf, atan2f, cbrtf where XLA calls them: libmvec's differ)
 _XLA_F32 = frozenset({"exp", "log", "log1p", "expm1", "tanh", "logistic", "sin", "cos", "sinh",
                       "cosh", "asin", "acos", "asinh", "acosh", "atanh", "atan2", "tan", "atan",
-                      "cbrt"})
+                      "cbrt", "erf", "erfc", "rsqrt"})
 
 
 def _erf_inv(b: _Builder, x: str, method: str = "erf_inv", *more: str) -> str:
@@ -559,7 +561,8 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
                 and math.prod(shape[k:]) < LONG)
     if pairwise:
         elt = _LLVM[np.dtype(red.invars[0].aval.dtype)]
-        head.append(f"  %scratch = alloca {elt}, i64 %C, align 64")
+        head.append(f"  %room = add i64 %C, {w}")
+        head.append(f"  %scratch = alloca {elt}, i64 %room, align 64")
     if red is not None and not pairwise:
         # over leading axes NumPy adds row after row into each column's total, in the
         # operand's dtype below LONG rows and in double from there: the same order here
@@ -572,9 +575,6 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
         head.append("  %anycol = icmp slt i64 %clo, %chi")
         head.append("  br i1 %anycol, label %cblock, label %exit")
     else:
-        head.append("  %cw = sub i64 %chi, %clo")
-        head.append(f"  %cwv = and i64 %cw, {-w}")
-        head.append("  %cv = add i64 %clo, %cwv")
         head.append("  %anyrow = icmp slt i64 %rlo, %rhi")  # no rows: a zero before the split
         head.append("  br i1 %anyrow, label %row, label %exit")
 
@@ -606,58 +606,71 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
     row.append("  br label %vec")
     limit = "%cend" if leading else "%chi"  # the end of the columns a row's loop covers
 
-    def body(masked: bool, suffix: str, acc_in: str | None) -> tuple[list[str], str | None]:
+    vector_inputs = [a for a, kind in kinds.items() if kind in ("FULL", "COL")]
+
+    def step_loads(masked: bool, suffix: str) -> tuple[list[str], list[str], str]:
+        """A step's vector operands, loaded whole, or for a row's partial last step under
+        the mask of the columns left (lanes past the end read zeros): lines, values, mask."""
         b = _Builder(isa, suffix, decls)
-        vals: dict[Any, str] = {}
-        mask = None
+        mask = "<" + ", ".join(["i1 true"] * w) + ">"
         if masked:
             b.lines.append(f"  %rem{suffix} = sub i64 {limit}, %c")
             mask = _mask(b, f"%rem{suffix}")
-
-        def load(a: Any) -> str:
-            if a in vals:
-                return vals[a]
-            kind = kinds[a]
-            if kind in ("SCALAR", "ROW"):
-                return hoisted[a]
+        values = []
+        for a in vector_inputs:
             dt = np.dtype(a.aval.dtype)
             st = _STORE[dt]
-            index = "%c" if kind == "COL" else b.emit("add i64 %off, %c")
+            index = "%c" if kinds[a] == "COL" else b.emit("add i64 %off, %c")
             addr = b.emit(f"getelementptr {st}, ptr %p{slot[a]}, i64 {index}")
             vt = f"<{w} x {st}>"
             if masked:
-                raw = b.emit(f"call {vt} @llvm.masked.load.v{w}{_mt(dt)}.p0(ptr {addr}, "
-                             f"i32 {_SIZE[dt]}, <{w} x i1> {mask}, {vt} zeroinitializer)")
+                values.append(b.emit(f"call {vt} @llvm.masked.load.v{w}{_mt(dt)}.p0(ptr {addr}, "
+                                     f"i32 {_SIZE[dt]}, <{w} x i1> {mask}, {vt} zeroinitializer)"))
                 decls.add(f"declare {vt} @llvm.masked.load.v{w}{_mt(dt)}.p0(ptr, i32, "
                           f"<{w} x i1>, {vt})")
             else:
-                raw = b.emit(f"load {vt}, ptr {addr}, align {_SIZE[dt]}")
-            value = raw if dt != BOOL else b.emit(f"icmp ne {vt} {raw}, zeroinitializer")
-            vals[a] = value
-            return value
+                values.append(b.emit(f"load {vt}, ptr {addr}, align {_SIZE[dt]}"))
+        return b.lines, values, mask
+
+    def accumulate(b: _Builder, acc_in: str, x: str) -> str:
+        """acc_in combined with a step's terms x."""
+        if combine == "add":
+            return b.emit(f"fadd {acc_t} {acc_in}, {x}")
+        return b.intrinsic(combine, acc_dt, acc_in, x)
+
+    def step() -> tuple[list[str], str | None, list[tuple]]:
+        """The step's computation, once for whole and partial steps (its operands and mask
+        are phis of the two kinds of loads): lines, the step's terms of a one-row reduction
+        (accumulated after the step: a partial step's lanes past the end are left out), and
+        the outputs to store as (value, dtype, pointer, index)."""
+        b = _Builder(isa, "v", decls)
+        vals: dict[Any, str] = {}
+        for j, a in enumerate(vector_inputs):
+            dt = np.dtype(a.aval.dtype)
+            vt = f"<{w} x {_STORE[dt]}>"
+            b.lines.append(f"  %in{j} = phi {vt} [{whole[j]}, %vload], [{part[j]}, %tload]")
+            vals[a] = (f"%in{j}" if dt != BOOL else
+                       b.emit(f"icmp ne {vt} %in{j}, zeroinitializer"))
+        b.lines.append(f"  %mask = phi <{w} x i1> [{whole_mask}, %vload], [{part_mask}, %tload]")
+        b.lines.append("  %last = phi i1 [false, %vload], [true, %tload]")
 
         def atom(a: Any) -> str:
             if type(a) is Literal:
                 return b.splat_const(a.val, np.dtype(a.aval.dtype))
-            return load(a)
+            return vals[a] if a in vals else hoisted[a]
 
-        acc_out = None
+        term = None
+        stores = []
         for e in cluster.eqns:
             out = e.outvars[0]
             if e is red:
-                x = vals[e.invars[0]] if e.invars[0] in vals else atom(e.invars[0])
+                x = atom(e.invars[0])
                 src = np.dtype(e.invars[0].aval.dtype)
-                if pairwise:  # the row's terms, summed after the row
+                if pairwise:  # the row's terms, summed after the row (the scratch row has
+                    # room for a whole last step: what lies past the row is never read)
                     vt = f"<{w} x {_LLVM[src]}>"
                     addr = b.emit(f"getelementptr {_LLVM[src]}, ptr %scratch, i64 %c")
-                    if masked:
-                        decls.add(f"declare void @llvm.masked.store.v{w}{_mt(src)}.p0({vt}, "
-                                  f"ptr, i32, <{w} x i1>)")
-                        b.lines.append(f"  call void @llvm.masked.store.v{w}{_mt(src)}.p0("
-                                       f"{vt} {x}, ptr {addr}, i32 {_SIZE[src]}, "
-                                       f"<{w} x i1> {mask})")
-                    else:
-                        b.lines.append(f"  store {vt} {x}, ptr {addr}, align {_SIZE[src]}")
+                    b.lines.append(f"  store {vt} {x}, ptr {addr}, align {_SIZE[src]}")
                     continue
                 if acc_dt != src:
                     x = b.emit(f"fpext {b.ty(src)} {x} to {acc_t}")
@@ -665,16 +678,12 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
                     # block's end hold nothing that is ever stored)
                     at = b.emit("sub i64 %c, %c0")
                     addr = b.emit(f"getelementptr {_LLVM[acc_dt]}, ptr %scratch, i64 {at}")
-                    acc_in = b.emit(f"load {acc_t}, ptr {addr}, align {_SIZE[acc_dt]}")
-                elif masked:
-                    x = b.emit(f"select <{w} x i1> {mask}, {acc_t} {x}, {acc_t} {acc_init}")
-                if combine == "add":
-                    acc_out = b.emit(f"fadd {acc_t} {acc_in}, {x}")
-                else:
-                    acc_out = b.intrinsic(combine, acc_dt, acc_in, x)
-                if leading:
-                    b.lines.append(f"  store {acc_t} {acc_out}, ptr {addr}, "
+                    total = accumulate(b, b.emit(f"load {acc_t}, ptr {addr}, "
+                                                 f"align {_SIZE[acc_dt]}"), x)
+                    b.lines.append(f"  store {acc_t} {total}, ptr {addr}, "
                                    f"align {_SIZE[acc_dt]}")
+                else:
+                    term = x
                 continue
             if e.primitive.name == "broadcast_in_dim":
                 vals[out] = atom(e.invars[0])
@@ -683,27 +692,43 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
         for j, v in enumerate(outputs):
             if red is not None and v is red.outvars[0]:
                 continue
-            dt = np.dtype(v.aval.dtype)
-            value = atom(v) if v not in vals else vals[v]
-            index = b.emit("add i64 %off, %c")
-            _store(b, decls, value, dt, f"%p{len(pointer_inputs) + j}", index, mask)
-        return b.lines, acc_out
+            stores.append((atom(v), np.dtype(v.aval.dtype), f"%p{len(pointer_inputs) + j}",
+                           b.emit("add i64 %off, %c")))
+        return b.lines, term, stores
 
+    # A row's columns go W at a step; the last, partial step loads under a mask.  The step's
+    # computation is written once for both (LLVM compiles half as much as with a copy for
+    # the partial step); the loads before it and the stores after it (masked in the last
+    # step only: AMD's masked stores are slow) are written twice.
     acc_phi = red is not None and not pairwise and not leading
-    vec_lines, acc_next = body(False, "v", "%acc" if acc_phi else None)
-    vec = ["vec:", f"  %c = phi i64 [{'%c0' if leading else '%clo'}, %row], [%cnext, %vbody]"]
-    if acc_phi:
-        vec.append(f"  %acc = phi {acc_t} [{acc_init}, %row], [{acc_next}, %vbody]")
-    vec += ["  %more = icmp slt i64 %c, %cv", "  br i1 %more, label %vbody, label %tail"]
-    vbody = ["vbody:", *vec_lines, f"  %cnext = add i64 %c, {w}", "  br label %vec"]
-    tail_lines, acc_tail = body(True, "m", "%acc" if acc_phi else None)
     after_row = "%rowend" if leading else "%rowdone"
-    tail = ["tail:", f"  %left = icmp slt i64 %c, {limit}",
-            f"  br i1 %left, label %tbody, label {after_row}"]
-    tbody = ["tbody:", *tail_lines, f"  br label {after_row}"]
+    whole_lines, whole, whole_mask = step_loads(False, "w")
+    part_lines, part, part_mask = step_loads(True, "m")
+    step_lines, term, stores = step()
+    full, last = _Builder(isa, "s", decls), _Builder(isa, "t", decls)
+    if acc_phi:  # lanes past the row's end add the identity
+        acc_next = accumulate(full, "%acc", term)
+        acc_last = accumulate(last, "%acc", last.emit(
+            f"select <{w} x i1> %mask, {acc_t} {term}, {acc_t} {acc_init}"))
+    vec = ["vec:", f"  %c = phi i64 [{'%c0' if leading else '%clo'}, %row], [%cnext, %vnext]"]
+    if acc_phi:
+        vec.append(f"  %acc = phi {acc_t} [{acc_init}, %row], [{acc_next}, %vnext]")
+    vec += ["  %rem = sub i64 " + limit + ", %c",
+            f"  %fullstep = icmp sge i64 %rem, {w}",
+            "  br i1 %fullstep, label %vload, label %tail",
+            "tail:", "  %left = icmp sgt i64 %rem, 0",
+            f"  br i1 %left, label %tload, label {after_row}",
+            "vload:", *whole_lines, "  br label %vstep",
+            "tload:", *part_lines, "  br label %vstep"]
+    for value, dt, base, index in stores:
+        _store(full, decls, value, dt, base, index, None)
+        _store(last, decls, value, dt, base, index, "%mask")
+    vbody = ["vstep:", *step_lines, "  br i1 %last, label %vlast, label %vnext",
+             "vnext:", *full.lines, f"  %cnext = add i64 %c, {w}", "  br label %vec",
+             "vlast:", *last.lines, f"  br label {after_row}"]
     done = [] if leading else ["rowdone:"]
     if acc_phi:
-        done.append(f"  %accf = phi {acc_t} [%acc, %tail], [{acc_tail}, %tbody]")
+        done.append(f"  %accf = phi {acc_t} [%acc, %tail], [{acc_last}, %vlast]")
         out_dt = np.dtype(red.outvars[0].aval.dtype)
         scalar_acc = _LLVM[acc_dt]
         if combine == "add":
@@ -745,10 +770,10 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
         out = len(pointer_inputs) + outputs.index(red.outvars[0])
         blocks = _column_blocks(isa, decls, acc_dt, acc_t, acc_init,
                                 np.dtype(red.outvars[0].aval.dtype), f"%p{out}")
-        body_blocks = [*row, *vec, *vbody, *tail, *tbody, *rowend]
+        body_blocks = [*row, *vec, *vbody, *rowend]
         fn = [_BODY, *head, *blocks[0], *body_blocks, *blocks[1], "exit:", "  ret void", "}"]
     else:
-        fn = [_BODY, *head, *row, *vec, *vbody, *tail, *tbody, *done, *rowend,
+        fn = [_BODY, *head, *row, *vec, *vbody, *done, *rowend,
               "exit:", "  ret void", "}"]
     extra = [_pairwise_ir(np.dtype(red.invars[0].aval.dtype)), ""] if pairwise else []
     if red is None:
