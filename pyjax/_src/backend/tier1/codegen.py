@@ -237,6 +237,20 @@ class _Builder:
         operands = ", ".join(f"{t} {a}" for a in args) + (f", i1 {flag}" if flag else "")
         return self.emit(f"call {t} @llvm.{name}.{suffix}({operands})")
 
+    def libm(self, fn: str, dtype: np.dtype, *args: str) -> str:
+        """The C library's scalar `fn` (a double function, or its float version) lane by lane,
+        as XLA calls it."""
+        scalar = _LLVM[dtype]
+        name = fn + ("f" if dtype == F32 else "")
+        self.decls.add(f"declare {scalar} @{name}({', '.join([scalar] * len(args))}) nounwind")
+        t, out = self.ty(dtype), "poison"
+        for lane in range(self.w):
+            parts = [self.emit(f"extractelement {t} {a}, i32 {lane}") for a in args]
+            value = self.emit(f"call {scalar} @{name}("
+                              f"{', '.join(f'{scalar} {a}' for a in parts)})")
+            out = self.emit(f"insertelement {t} {out}, {scalar} {value}, i32 {lane}")
+        return out
+
     def mvec(self, fn: str, dtype: np.dtype, *args: str) -> str:
         """libmvec's vector `fn` on W lanes, in chunks of its native width."""
         native = {"_ZGVb": 4, "_ZGVd": 8, "_ZGVe": 16}[self.isa.prefix] // (
@@ -327,8 +341,8 @@ def _op(b: _Builder, e: Any, args: list[str]) -> str:
         kept = args[0] if _TINY_RESULT[name] == "x" else \
             b.intrinsic("copysign", dt, b.splat_const(0, dt), args[0])
         return b.emit(f"select <{b.w} x i1> {tiny}, {t} {kept}, {t} {out}")
-    if name in _MVEC2:
-        return b.mvec(_MVEC2[name], dt, *args)
+    if name in _MVEC2:  # (float64 too: glibc's pow and atan2, as XLA's; libmvec's differ)
+        return b.libm(_MVEC2[name], dt, *args)
     if name in _CMP:
         return b.emit(f"fcmp {_CMP[name]} {b.ty(in_dt[0])} {args[0]}, {args[1]}")
     if name == "is_finite":
@@ -405,7 +419,7 @@ def _convert(b: _Builder, x: str, src: np.dtype, dt: np.dtype) -> str:
 #: (glibc's scalar sinf, cosf, tanf, atanf, atan2f, cbrtf where XLA calls them: libmvec's differ)
 _XLA_F32 = frozenset({"exp", "log", "log1p", "expm1", "tanh", "logistic", "sin", "cos", "sinh",
                       "cosh", "asin", "acos", "asinh", "acosh", "atanh", "atan2", "tan", "atan",
-                      "cbrt", "erf", "erfc", "rsqrt"})
+                      "cbrt", "erf", "erfc", "rsqrt", "pow"})
 
 
 def _erf_inv(b: _Builder, x: str, method: str = "erf_inv", *more: str) -> str:
@@ -807,8 +821,9 @@ MAX_CHUNKS = 4096
 CHUNK_COLUMNS = 256
 #: what every thread of a call reads: R, C, args, partial totals, 0 (chunks of rows) or 1
 #: (of columns), the caller's MXCSR (flush-to-zero is per thread: fp_mode), the chunk size,
-#: the number of chunks, and the next chunk to take
-_CLOSURE = "{ i64, i64, ptr, ptr, i64, i32, i64, i64, i64 }"
+#: the number of chunks, the next chunk to take, the kernel's body, and the bytes of one
+#: partial total
+_CLOSURE = "{ i64, i64, ptr, ptr, i64, i32, i64, i64, i64, ptr, i64 }"
 #: MXCSR's flush-to-zero (bit 15) and denormals-are-zero (bit 6)
 _FTZ_DAZ = 0x8040
 
@@ -817,25 +832,99 @@ def _field(k: int, name: str) -> str:
     return f"  %{name} = getelementptr {_CLOSURE}, ptr %cl, i32 0, i32 {k}"
 
 
+def runtime_ir() -> str:
+    """The module every parallel kernel calls into, compiled once per process (engine.py):
+    `pyjax_chunks(cl)` runs the closure's chunks one at a time, taken from its shared
+    counter, through the kernel's body; `pyjax_launch(cl, t)` runs it on t threads
+    (libgomp's GOMP_parallel), each worker taking the caller's MXCSR."""
+    chunks = [
+        "define void @pyjax_chunks(ptr %cl) {",
+        "entry:",
+        "  %R = load i64, ptr %cl",
+        _field(1, "clc"), "  %C = load i64, ptr %clc",
+        _field(2, "cla"), "  %args = load ptr, ptr %cla",
+        _field(3, "clp"), "  %parts = load ptr, ptr %clp",
+        _field(4, "clm"), "  %mode = load i64, ptr %clm",
+        _field(6, "cls"), "  %size = load i64, ptr %cls",
+        _field(7, "cln"), "  %chunks = load i64, ptr %cln",
+        _field(9, "clb"), "  %body = load ptr, ptr %clb",
+        _field(10, "clz"), "  %partsize = load i64, ptr %clz",
+        _field(8, "cli"),
+        "  %bycols = icmp eq i64 %mode, 1",
+        "  %total = select i1 %bycols, i64 %C, i64 %R",
+        "  %hasparts = icmp ne ptr %parts, null",
+        "  br label %take",
+        "take:",
+        "  %i = atomicrmw add ptr %cli, i64 1 monotonic",
+        "  %left = icmp ult i64 %i, %chunks",
+        "  br i1 %left, label %range, label %out",
+        "range:",
+        "  %lo = mul i64 %i, %size",
+        "  %end = add i64 %lo, %size",
+        "  %hi = call i64 @llvm.umin.i64(i64 %end, i64 %total)",
+        "  br i1 %bycols, label %cols, label %rows",
+        "rows:",
+        "  call void %body(i64 %C, ptr %args, i64 %lo, i64 %hi, i64 0, i64 %C, ptr null)",
+        "  br label %take",
+        "cols:",  # a share of one row's columns leaves its total in the chunk's slot
+        "  %poff = mul i64 %i, %partsize",
+        "  %pat = getelementptr i8, ptr %parts, i64 %poff",
+        "  %share = select i1 %hasparts, ptr %pat, ptr null",
+        "  call void %body(i64 %C, ptr %args, i64 0, i64 %R, i64 %lo, i64 %hi, ptr %share)",
+        "  br label %take",
+        "out:",
+        "  ret void", "}"]
+    worker = [
+        "define internal void @worker(ptr %cl) {",
+        "entry:",
+        "  %saved = alloca i32",
+        "  call void @llvm.x86.sse.stmxcsr(ptr %saved)",
+        _field(5, "clx"),
+        "  call void @llvm.x86.sse.ldmxcsr(ptr %clx)",
+        "  call void @pyjax_chunks(ptr %cl)",
+        "  call void @llvm.x86.sse.ldmxcsr(ptr %saved)",
+        "  ret void", "}"]
+    launch = [
+        "define void @pyjax_launch(ptr %cl, i64 %t) {",
+        "entry:",
+        _field(5, "clx"),
+        "  call void @llvm.x86.sse.stmxcsr(ptr %clx)",
+        # threads libgomp starts inherit this thread's MXCSR: they start with IEEE subnormals
+        # (so its pool serves other code unchanged), and each worker sets the caller's
+        "  %mx = load i32, ptr %clx",
+        f"  %ieee = and i32 %mx, {~_FTZ_DAZ}",
+        "  %ieeep = alloca i32",
+        "  store i32 %ieee, ptr %ieeep",
+        "  call void @llvm.x86.sse.ldmxcsr(ptr %ieeep)",
+        "  %t32 = trunc i64 %t to i32",
+        "  call void @GOMP_parallel(ptr @worker, ptr %cl, i32 %t32, i32 0)",
+        "  call void @llvm.x86.sse.ldmxcsr(ptr %clx)",
+        "  ret void", "}"]
+    decls = ["declare void @GOMP_parallel(ptr, ptr, i32, i32)",
+             "declare void @llvm.x86.sse.stmxcsr(ptr)", "declare void @llvm.x86.sse.ldmxcsr(ptr)",
+             "declare i64 @llvm.umin.i64(i64, i64)"]
+    return "\n".join(decls + [""] + chunks + [""] + worker + [""] + launch) + "\n"
+
+
 def _parallel_ir(isa: Isa, split: str, partial: tuple | None, decls: set) -> list[str]:
     """`kernel(R, C, args)`: the body at once for small shapes; else the shape cut into chunks
     of at least `pyjax_kernel_grain` elements, which up to `pyjax_kernel_threads` threads
-    (libgomp's GOMP_parallel; both globals belong to the process: engine.py) take one at a
-    time, so a thread the OS delays holds nobody up.  `split` says what may be cut: "any"
-    (rows, or columns when rows are fewer than threads), "rows" (each row summed in its own
-    order), "columns" (totals over leading axes, added row after row) or "one row" (rows, or a
-    single row's columns: a partial total per chunk, combined in chunk order, so the result
-    does not depend on the number of threads)."""
+    (both globals belong to the process: engine.py) take one at a time through the runtime
+    module (`runtime_ir`), so a thread the OS delays holds nobody up.  `split` says what may
+    be cut: "any" (rows, or columns when rows are fewer than threads), "rows" (each row summed
+    in its own order), "columns" (totals over leading axes, added row after row) or "one row"
+    (rows, or a single row's columns: a partial total per chunk, combined in chunk order, so
+    the result does not depend on the number of threads)."""
     w = isa.lanes
     decls.update({"@pyjax_kernel_threads = external global i64",
                   "@pyjax_kernel_grain = external global i64",
-                  "declare void @GOMP_parallel(ptr, ptr, i32, i32)",
-                  "declare void @llvm.x86.sse.stmxcsr(ptr)",
-                  "declare void @llvm.x86.sse.ldmxcsr(ptr)"})
+                  "declare void @pyjax_chunks(ptr)", "declare void @pyjax_launch(ptr, i64)",
+                  "declare i64 @llvm.umax.i64(i64, i64)", "declare i64 @llvm.umin.i64(i64, i64)"})
     mode = {"any": ["  %fewrows = icmp slt i64 %R, %most", "  %mode = zext i1 %fewrows to i64"],
             "rows": ["  %mode = add i64 0, 0"],
             "columns": ["  %mode = add i64 1, 0"],
             "one row": ["  %onerow = icmp eq i64 %R, 1", "  %mode = zext i1 %onerow to i64"]}
+    part_size = _SIZE[partial[0]] if partial is not None else 0
     kernel = ["define void @kernel(i64 %R, i64 %C, ptr noalias %args) {",
               "entry:",
               "  %grain = load i64, ptr @pyjax_kernel_grain",
@@ -873,112 +962,55 @@ def _parallel_ir(isa: Isa, split: str, partial: tuple | None, decls: set) -> lis
               _field(6, "cls"), "  store i64 %size, ptr %cls",
               _field(7, "cln"), "  store i64 %chunks, ptr %cln",
               _field(8, "cli"), "  store i64 0, ptr %cli",
-              _field(3, "clp")]
-    decls.update({"declare i64 @llvm.umax.i64(i64, i64)", "declare i64 @llvm.umin.i64(i64, i64)"})
-    go_parallel = [
-        "parallel:",
-        _field(5, "clx"),
-        "  call void @llvm.x86.sse.stmxcsr(ptr %clx)",
-        # threads libgomp starts inherit this thread's MXCSR: they start with IEEE subnormals
-        # (so its pool serves other code unchanged), and each worker sets the caller's
-        "  %mx = load i32, ptr %clx",
-        f"  %ieee = and i32 %mx, {~_FTZ_DAZ}",
-        "  %ieeep = alloca i32",
-        "  store i32 %ieee, ptr %ieeep",
-        "  call void @llvm.x86.sse.ldmxcsr(ptr %ieeep)",
-        "  %t32 = trunc i64 %t to i32",
-        "  call void @GOMP_parallel(ptr @worker, ptr %cl, i32 %t32, i32 0)",
-        "  call void @llvm.x86.sse.ldmxcsr(ptr %clx)",
-        "  br label %joined",
-        "joined:"]
-    share = "null"
+              _field(9, "clb"), "  store ptr @body, ptr %clb",
+              _field(10, "clz"), f"  store i64 {part_size}, ptr %clz",
+              _field(3, "clp"),
+              "  %many = icmp sgt i64 %t, 1"]
     if partial is None:  # chunks only share the work out: on one thread it is done whole
         kernel += ["  store ptr null, ptr %clp",
-                   "  %many = icmp sgt i64 %t, 1",
                    "  br i1 %many, label %parallel, label %whole",
-                   *go_parallel,
+                   "parallel:",
+                   "  call void @pyjax_launch(ptr %cl, i64 %t)",
                    "  ret void", "}"]
+        return kernel
+    acc_dt, combine, identity, out_dt, j = partial
+    acc, out = _LLVM[acc_dt], _LLVM[out_dt]
+    init = _const(identity, acc_dt)
+    if combine == "add":
+        step = f"  %snext = fadd {acc} %s, %x"
     else:
-        acc_dt, combine, identity, out_dt, j = partial
-        acc, out = _LLVM[acc_dt], _LLVM[out_dt]
-        init = _const(identity, acc_dt)
-        if combine == "add":
-            step = f"  %snext = fadd {acc} %s, %x"
-        else:
-            name = f"llvm.{combine}.{_mt(acc_dt)}"
-            decls.add(f"declare {acc} @{name}({acc}, {acc})")
-            step = f"  %snext = call {acc} @{name}({acc} %s, {acc} %x)"
-        kernel += [f"  %parts = alloca {acc}, i64 %chunks, align 64",
-                   "  store ptr %parts, ptr %clp",
-                   "  %many = icmp sgt i64 %t, 1",
-                   "  br i1 %many, label %parallel, label %serial",
-                   "serial:",  # the same chunks, so the same bits, on one thread
-                   "  call void @chunks(ptr %cl)",
-                   "  br label %joined",
-                   *go_parallel,
-                   "  br i1 %bycols, label %combine, label %done",
-                   "combine:",  # the chunks' totals in chunk order
-                   "  %k = phi i64 [0, %joined], [%knext, %combine]",
-                   f"  %s = phi {acc} [{init}, %joined], [%snext, %combine]",
-                   f"  %xa = getelementptr {acc}, ptr %parts, i64 %k",
-                   f"  %x = load {acc}, ptr %xa",
-                   step,
-                   "  %knext = add i64 %k, 1",
-                   "  %kmore = icmp slt i64 %knext, %chunks",
-                   "  br i1 %kmore, label %combine, label %store",
-                   "store:",
-                   *([] if acc_dt == out_dt else [f"  %sout = fptrunc {acc} %snext to {out}"]),
-                   f"  %outp = getelementptr ptr, ptr %args, i64 {j}",
-                   "  %outb = load ptr, ptr %outp",
-                   f"  store {out} {'%snext' if acc_dt == out_dt else '%sout'}, ptr %outb",
-                   "  br label %done",
-                   "done:",
-                   "  ret void", "}"]
-        share = "%pshare"
-    chunks = [
-        "define internal void @chunks(ptr %cl) {",
-        "entry:",
-        "  %R = load i64, ptr %cl",
-        _field(1, "clc"), "  %C = load i64, ptr %clc",
-        _field(2, "cla"), "  %args = load ptr, ptr %cla",
-        _field(4, "clm"), "  %mode = load i64, ptr %clm",
-        _field(6, "cls"), "  %size = load i64, ptr %cls",
-        _field(7, "cln"), "  %chunks = load i64, ptr %cln",
-        _field(8, "cli"),
-        "  %bycols = icmp eq i64 %mode, 1",
-        "  %total = select i1 %bycols, i64 %C, i64 %R",
-        "  br label %take",
-        "take:",
-        "  %i = atomicrmw add ptr %cli, i64 1 monotonic",
-        "  %left = icmp ult i64 %i, %chunks",
-        "  br i1 %left, label %range, label %out",
-        "range:",
-        "  %lo = mul i64 %i, %size",
-        "  %end = add i64 %lo, %size",
-        "  %hi = call i64 @llvm.umin.i64(i64 %end, i64 %total)",
-        "  br i1 %bycols, label %cols, label %rows",
-        "rows:",
-        "  call void @body(i64 %C, ptr %args, i64 %lo, i64 %hi, i64 0, i64 %C, ptr null)",
-        "  br label %take",
-        "cols:",
-        *([] if partial is None else [
-            _field(3, "clp"), "  %parts = load ptr, ptr %clp",
-            f"  %pshare = getelementptr {_LLVM[partial[0]]}, ptr %parts, i64 %i"]),
-        f"  call void @body(i64 %C, ptr %args, i64 0, i64 %R, i64 %lo, i64 %hi, ptr {share})",
-        "  br label %take",
-        "out:",
-        "  ret void", "}"]
-    worker = [
-        "define internal void @worker(ptr %cl) {",
-        "entry:",
-        "  %saved = alloca i32",
-        "  call void @llvm.x86.sse.stmxcsr(ptr %saved)",
-        _field(5, "clx"),
-        "  call void @llvm.x86.sse.ldmxcsr(ptr %clx)",
-        "  call void @chunks(ptr %cl)",
-        "  call void @llvm.x86.sse.ldmxcsr(ptr %saved)",
-        "  ret void", "}"]
-    return chunks + [""] + worker + [""] + kernel
+        name = f"llvm.{combine}.{_mt(acc_dt)}"
+        decls.add(f"declare {acc} @{name}({acc}, {acc})")
+        step = f"  %snext = call {acc} @{name}({acc} %s, {acc} %x)"
+    kernel += [f"  %parts = alloca {acc}, i64 %chunks, align 64",
+               "  store ptr %parts, ptr %clp",
+               "  br i1 %many, label %parallel, label %serial",
+               "serial:",  # the same chunks, so the same bits, on one thread
+               "  call void @pyjax_chunks(ptr %cl)",
+               "  br label %joined",
+               "parallel:",
+               "  call void @pyjax_launch(ptr %cl, i64 %t)",
+               "  br label %joined",
+               "joined:",
+               "  br i1 %bycols, label %combine, label %done",
+               "combine:",  # the chunks' totals in chunk order
+               "  %k = phi i64 [0, %joined], [%knext, %combine]",
+               f"  %s = phi {acc} [{init}, %joined], [%snext, %combine]",
+               f"  %xa = getelementptr {acc}, ptr %parts, i64 %k",
+               f"  %x = load {acc}, ptr %xa",
+               step,
+               "  %knext = add i64 %k, 1",
+               "  %kmore = icmp slt i64 %knext, %chunks",
+               "  br i1 %kmore, label %combine, label %store",
+               "store:",
+               *([] if acc_dt == out_dt else [f"  %sout = fptrunc {acc} %snext to {out}"]),
+               f"  %outp = getelementptr ptr, ptr %args, i64 {j}",
+               "  %outb = load ptr, ptr %outp",
+               f"  store {out} {'%snext' if acc_dt == out_dt else '%sout'}, ptr %outb",
+               "  br label %done",
+               "done:",
+               "  ret void", "}"]
+    return kernel
 
 
 def _ceil_div(name: str, a: str, b: str) -> list[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import hashlib
 import os
 import queue
 import threading
@@ -16,7 +17,7 @@ import time
 from typing import Any, Callable
 
 from pyjax._src.backend import fp_mode
-from pyjax._src.backend.tier1 import disk_cache
+from pyjax._src.backend.tier1 import codegen, disk_cache
 from pyjax._src.backend.tier1.codegen import Isa
 
 #: the kernel's C signature: void kernel(int64 rows, int64 cols, void **pointers)
@@ -73,6 +74,8 @@ def _setup() -> Any:
     builder = llvm.create_pass_builder(machine, tuning)
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
     engine.set_object_cache(_object_compiled, _object_wanted)
+    if parallel:
+        _add_runtime(llvm, engine, builder)
     _target = (llvm, engine, isa, builder, tuning, _host(llvm, target.triple, cpu, features))
     return None
 
@@ -121,6 +124,18 @@ def threads() -> tuple[int, int]:
 os.register_at_fork(after_in_child=lambda: set_threads(1))
 
 
+def _add_runtime(llvm: Any, engine: Any, builder: Any) -> None:
+    """Compile the module parallel kernels call (codegen.runtime_ir: chunking and libgomp
+    threads, the same for every kernel) and give its functions' addresses to later modules."""
+    module = llvm.parse_assembly(codegen.runtime_ir())
+    module.verify()
+    builder.getModulePassManager().run(module, builder)
+    engine.add_module(module)
+    engine.finalize_object()
+    for name in ("pyjax_chunks", "pyjax_launch"):
+        llvm.add_symbol(name, engine.get_function_address(name))
+
+
 def _host(llvm: Any, triple: str, cpu: str, features: Any) -> str:
     """Everything besides the IR that shapes a kernel's machine code: part of its disk key."""
     import llvmlite
@@ -129,7 +144,8 @@ def _host(llvm: Any, triple: str, cpu: str, features: Any) -> str:
     return "\n".join((
         triple, cpu, features.flatten(), f"llvmlite {llvmlite.__version__}",
         "LLVM " + ".".join(map(str, llvm.llvm_version_info)), f"pyjax {pyjax.__version__}",
-        f"opt {_OPT}, code model {_CODE_MODEL}, off: {' '.join(_PASSES_OFF)}"))
+        f"opt {_OPT}, code model {_CODE_MODEL}, off: {' '.join(_PASSES_OFF)}",
+        "runtime " + hashlib.sha256(codegen.runtime_ir().encode()).hexdigest()[:16]))
 
 
 class _Pending:
