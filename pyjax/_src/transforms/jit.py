@@ -238,6 +238,16 @@ def _leaf_signature(x: Any) -> Any:
         f"static_argnums or static_argnames.")
 
 
+def _run(entry: "_Entry", buffers: list) -> list:
+    """The executable on the arguments' buffers, computed as XLA computes (fp_mode)."""
+    if flush_on(KEPT) is not SWITCHED:
+        return entry.run(buffers)
+    try:
+        return entry.run(buffers)
+    finally:
+        flush_off()
+
+
 def _trace_options() -> Any:
     """The trace-affecting options as a cache key part: the process-wide ones by number (no
     tuple to hash) while this thread overrides none."""
@@ -447,14 +457,7 @@ class PjitFunction:
             if config.no_execution:  # jax.no_execution() (issue 13)
                 raise RuntimeError(f"JAX tried to execute function jit({self._name}), but the "
                                    "no_execution config option is set")
-            buffers = [_leaf_buffer(x) for x in leaves]
-            if flush_on(KEPT) is SWITCHED:  # computed as XLA computes (fp_mode)
-                try:
-                    outs = entry.run(buffers)
-                finally:
-                    flush_off()
-            else:
-                outs = entry.run(buffers)
+            outs = _run(entry, [_leaf_buffer(x) for x in leaves])
             placed = False
             for x in leaves:  # outputs that are views of a caller's NumPy argument are copied
                 if type(x) is not ArrayImpl:
@@ -492,13 +495,7 @@ class PjitFunction:
         if entry is None or config.disable_jit or config.no_execution \
                 or len(self._cache) > _REFRESH_AT:  # (the general path renews recency)
             return _MISS
-        if flush_on(KEPT) is SWITCHED:  # computed as XLA computes (fp_mode)
-            try:
-                outs = entry.run(buffers)
-            finally:
-                flush_off()
-        else:
-            outs = entry.run(buffers)
+        outs = _run(entry, buffers)
         if numpy_args:  # outputs that are views of a caller's NumPy argument are copied
             for b in outs:
                 if type(b) is np.ndarray and (b.base is not None or any(b is x for x in args)):

@@ -832,6 +832,21 @@ def _field(k: int, name: str) -> str:
     return f"  %{name} = getelementptr {_CLOSURE}, ptr %cl, i32 0, i32 {k}"
 
 
+#: the closure's field types, by index
+_CLOSURE_TYPES = _CLOSURE.strip("{} ").split(", ")
+
+
+def _closure_access(op: str, fields: dict[int, str]) -> list[str]:
+    """Lines that load closure fields into %names ("load") or store values into them."""
+    lines = []
+    for k, x in fields.items():
+        t = _CLOSURE_TYPES[k]
+        lines.append(_field(k, f"f{k}"))
+        lines.append(f"  %{x} = load {t}, ptr %f{k}" if op == "load"
+                     else f"  store {t} {x}, ptr %f{k}")
+    return lines
+
+
 def runtime_ir() -> str:
     """The module every parallel kernel calls into, compiled once per process (engine.py):
     `pyjax_chunks(cl)` runs the closure's chunks one at a time, taken from its shared
@@ -840,15 +855,8 @@ def runtime_ir() -> str:
     chunks = [
         "define void @pyjax_chunks(ptr %cl) {",
         "entry:",
-        "  %R = load i64, ptr %cl",
-        _field(1, "clc"), "  %C = load i64, ptr %clc",
-        _field(2, "cla"), "  %args = load ptr, ptr %cla",
-        _field(3, "clp"), "  %parts = load ptr, ptr %clp",
-        _field(4, "clm"), "  %mode = load i64, ptr %clm",
-        _field(6, "cls"), "  %size = load i64, ptr %cls",
-        _field(7, "cln"), "  %chunks = load i64, ptr %cln",
-        _field(9, "clb"), "  %body = load ptr, ptr %clb",
-        _field(10, "clz"), "  %partsize = load i64, ptr %clz",
+        *_closure_access("load", {0: "R", 1: "C", 2: "args", 3: "parts", 4: "mode", 6: "size",
+                                   7: "chunks", 9: "body", 10: "partsize"}),
         _field(8, "cli"),
         "  %bycols = icmp eq i64 %mode, 1",
         "  %total = select i1 %bycols, i64 %C, i64 %R",
@@ -955,15 +963,8 @@ def _parallel_ir(isa: Isa, split: str, partial: tuple | None, decls: set) -> lis
               "  ret void",
               "closure:",
               f"  %cl = alloca {_CLOSURE}",
-              "  store i64 %R, ptr %cl",
-              _field(1, "clc"), "  store i64 %C, ptr %clc",
-              _field(2, "cla"), "  store ptr %args, ptr %cla",
-              _field(4, "clm"), "  store i64 %mode, ptr %clm",
-              _field(6, "cls"), "  store i64 %size, ptr %cls",
-              _field(7, "cln"), "  store i64 %chunks, ptr %cln",
-              _field(8, "cli"), "  store i64 0, ptr %cli",
-              _field(9, "clb"), "  store ptr @body, ptr %clb",
-              _field(10, "clz"), f"  store i64 {part_size}, ptr %clz",
+              *_closure_access("store", {0: "%R", 1: "%C", 2: "%args", 4: "%mode", 6: "%size",
+                                         7: "%chunks", 8: "0", 9: "@body", 10: str(part_size)}),
               _field(3, "clp"),
               "  %many = icmp sgt i64 %t, 1"]
     if partial is None:  # chunks only share the work out: on one thread it is done whole
