@@ -393,6 +393,14 @@ ELEMENTWISE = {
     "stack": lambda c, x, y: jnp.stack([x, y]),
     "stack_axis1": lambda c, x, y: jnp.stack([x, y, x], axis=1),
     "stack_last": lambda c, x, y: jnp.stack([y, x], axis=-1),
+    # primitives computed by a ufunc (the ufunc itself for NumPy's dtypes)
+    "add": lambda c, x, y: x + y,
+    "greater": lambda c, x, y: x > y,
+    "less_scalar": lambda c, x, y: x < 1,
+    "equal": lambda c, x, y: x == y,
+    "negative": lambda c, x, y: -x,
+    "bitwise_and": lambda c, x, y: x & y,
+    "floor": lambda c, x, y: jnp.floor(x),
 }
 SHAPES_2 = [(), (10,), (2, 3), (0,), (3, 0)]
 

@@ -13,7 +13,16 @@ trace-affecting config, the mesh context) all of that has one outcome, so it nee
 A primitive's `specialize` rule may give the impl for its operand types with the params bound
 (work that depends on them done once); one marked `exact` returns an ndarray of the result's
 dtype for every operand of those types, so the plan takes its result as it is (other impls may
-return NumPy scalars or another dtype, which the plan converts).
+return NumPy scalars or another dtype, which the plan converts).  An exact impl may also carry
+
+    broadcasts      the impl for an operand with a zero stride (a broadcast), which the plan
+                    calls instead when its one operand has one
+    loud            (an impl made by `quietly`) the impl it runs with NumPy's errors off,
+                    which the plan calls between its own switches of the error state
+    keepdims        (a reduction) the same reduction keeping the reduced axes, an exact impl
+                    with attribute `shape`: a plan whose next step only reshapes the
+                    result to that shape (jnp's keepdims=True) calls it in place of both
+    reshapes_to     (a reshape) the shape it gives
 
 The operands are tracers while recording, so the function runs as it runs under jit: a plan
 computes what jit would, and a function that needs an operand's value (or binds a primitive
@@ -26,7 +35,7 @@ import inspect
 import keyword
 import math
 from types import FunctionType
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -40,6 +49,7 @@ from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.trace import Trace, Tracer, trace_state
 from pyjax._src.parallel.mesh import context_key as mesh_context_key
+from pyjax._src.primitives import _fp
 
 #: eager rules that amount to "check types, run the impl on the buffers, wrap the result"
 _PLAIN_EAGER: set = {apply_primitive, apply_primitive_cached}
@@ -87,11 +97,12 @@ class Recorder(Trace):
     eager_like = True
 
     def __init__(self) -> None:
-        self.lines: list[str] = []
+        self.steps: list[_Step] = []
         # (`__name__`: NumPy's warnings from a plan's line are pyjax's, which pyjax filters)
         self.namespace: dict = {"__name__": __name__, "ArrayImpl": ArrayImpl,
                                 "ndarray": np.ndarray, "asarray": np.asarray,
-                                "new": object.__new__, "array_lib": array_lib}
+                                "new": object.__new__, "array_lib": array_lib,
+                                "errstate": _fp.ERRSTATE, "IGNORE_ALL": _fp.IGNORE_ALL}
         self.const_ref: dict[int, str] = {}  # id of a constant operand -> its name
         self.keep: list = []  # keeps constants alive, so their ids stay unique
         self.n_steps = 0
@@ -138,15 +149,12 @@ class Recorder(Trace):
             self.namespace[f"f{k}"] = prim.impl
         names = [f"r{self.n_results + i}" for i in range(len(results))]
         self.n_results += len(results)
-        target = ", ".join(names) + ("," if prim.multiple_results else "")
-        self.lines.append(f"    {target} = f{k}({', '.join(call_args)})")
-        tracers = []
-        for name, r in zip(names, results):
-            if not getattr(special, "exact", False):  # a NumPy scalar, another dtype
-                self.namespace[f"D_{name}"] = r._buf.dtype
-                self.lines.append(f"    if {name}.__class__ is not ndarray or {name}.dtype != "
-                                  f"D_{name}: {name} = asarray({name}, D_{name})")
-            tracers.append(PlanTracer(self, r, name))
+        checked = [] if getattr(special, "exact", False) else names
+        for name, r in zip(checked, results):  # a NumPy scalar, another dtype
+            self.namespace[f"D_{name}"] = r._buf.dtype
+        self.steps.append(_Step(f"f{k}", special, call_args, names, prim.multiple_results,
+                                checked))
+        tracers = [PlanTracer(self, r, name) for name, r in zip(names, results)]
         return tracers if prim.multiple_results else tracers[0]
 
     def _constant(self, x: Any) -> str:
@@ -201,11 +209,63 @@ class Recorder(Trace):
         else:
             self.namespace["tree"] = tree
             tail = [f"    return tree(({', '.join(exprs)},))"]
-        source = "\n".join(head + self.lines + made + tail)
+        source = "\n".join(head + self._lines(leaves) + made + tail)
         exec(compile(source, f"<eager plan of {name}>", "exec"), self.namespace)
         run = self.namespace["run"]
         run.source = source  # what the plan does, for reading (`plans_of`)
         return out, run
+
+
+    def _lines(self, leaves: list) -> list[str]:
+        """The plan's body: a line per step (and per result whose type it checks), a
+        reduction whose result is only reshaped to keepdims' shape fused with the reshape."""
+        uses: dict = {}
+        for ref in [ref for step in self.steps for ref in step.args] + [
+                leaf.ref for leaf in leaves if type(leaf) is PlanTracer]:
+            uses[ref] = uses.get(ref, 0) + 1
+        lines, steps, i = [], self.steps, 0
+        while i < len(steps):
+            step = steps[i]
+            following = steps[i + 1] if i + 1 < len(steps) else None
+            keepdims = getattr(step.special, "keepdims", None)
+            if (keepdims is not None and following is not None and following.args == step.outs
+                    and uses[step.outs[0]] == 1
+                    and getattr(following.special, "reshapes_to", None) == keepdims.shape):
+                name = f"{step.name}_keepdims"
+                self.namespace[name] = keepdims
+                step = _Step(name, keepdims, step.args, following.outs, False, [])
+                i += 1
+            lines += step.source()
+            i += 1
+        return lines
+
+
+class _Step:
+    """One primitive of a recorded call: `outs = name(*args)` (`special`: the specialised
+    impl `name` is, if any), and the results whose NumPy type the plan checks."""
+
+    __slots__ = ("name", "special", "args", "outs", "multiple", "checked")
+
+    def __init__(self, name: str, special: Any, args: list, outs: list, multiple: bool,
+                 checked: list):
+        self.name, self.special, self.args, self.outs = name, special or None, args, outs
+        self.multiple, self.checked = multiple, checked
+
+    def source(self) -> list[str]:
+        target = ", ".join(self.outs) + ("," if self.multiple else "")
+        args = ", ".join(self.args)
+        if getattr(self.special, "broadcasts", None) is not None:  # (one operand)
+            lines = [f"    {target} = {self.name}({args}) if 0 not in {args}.strides "
+                     f"else {self.name}.broadcasts({args})"]
+        elif getattr(self.special, "loud", None) is not None:
+            lines = ["    token = errstate.set(IGNORE_ALL)", "    try:",
+                     f"        {target} = {self.name}.loud({args})",
+                     "    finally:", "        errstate.reset(token)"]
+        else:
+            lines = [f"    {target} = {self.name}({args})"]
+        return lines + [
+            f"    if {name}.__class__ is not ndarray or {name}.dtype != D_{name}: "
+            f"{name} = asarray({name}, D_{name})" for name in self.checked]
 
 
 #: a call whose plan would keep more constant data alive than this stays unplanned (such
@@ -270,33 +330,39 @@ caches.register(_plans.clear)
 
 def call(fun: Callable, args: tuple, kwargs: dict) -> Any:
     """`fun(*args, **kwargs)` in eager mode, through its plan for this signature."""
-    key: list = [fun]
-    arrays: list = []
-    for a in args:
-        if type(a) is ArrayImpl:  # inlined `_signature` (the common case)
-            buf = a._buf
-            key += (buf.shape, buf.dtype, a._weak)
-            arrays.append(a)
-        elif not _signature(a, key, arrays):
-            return fun(*args, **kwargs)
-    if kwargs:
-        for name, a in kwargs.items():
-            t = type(a)
-            if t is int or t is bool or a is None:  # inlined (axis=1, keepdims=True)
-                key += (name, t, a)
-            else:
-                key.append(name)
-                if not _signature(a, key, arrays):
-                    return fun(*args, **kwargs)
-    n = len(arrays)
-    if n > 1 and (arrays[0] is arrays[1] if n == 2 else len(set(map(id, arrays))) < n):
-        ids = [id(a) for a in arrays]  # one Array passed twice: its plan differs
-        key.append(tuple(ids.index(i) for i in ids))
     # the options that change tracing: the process-wide ones by number (no call, no tuple to
-    # hash), the options themselves while this thread overrides some
-    key += (config.trace_key() if config_local.values else config.global_trace_number,
-            mesh_context_key())
-    key_t = tuple(key)
+    # hash), the options themselves while this thread overrides some; the mesh context
+    context = config.trace_key() if config_local.values else config.global_trace_number
+    mesh = mesh_context_key()
+    if len(args) == 1 and not kwargs and type(args[0]) is ArrayImpl:  # one Array: the key
+        buf = args[0]._buf                                            # spelt out
+        key_t = (fun, buf.shape, buf.dtype, args[0]._weak, context, mesh)
+        arrays: Sequence = args
+    else:
+        key: list = [fun]
+        arrays = []
+        for a in args:
+            if type(a) is ArrayImpl:  # inlined `_signature` (the common case)
+                buf = a._buf
+                key += (buf.shape, buf.dtype, a._weak)
+                arrays.append(a)
+            elif not _signature(a, key, arrays):
+                return fun(*args, **kwargs)
+        if kwargs:
+            for name, a in kwargs.items():
+                t = type(a)
+                if t is int or t is bool or a is None:  # inlined (axis=1, keepdims=True)
+                    key += (name, t, a)
+                else:
+                    key.append(name)
+                    if not _signature(a, key, arrays):
+                        return fun(*args, **kwargs)
+        n = len(arrays)
+        if n > 1 and (arrays[0] is arrays[1] if n == 2 else len(set(map(id, arrays))) < n):
+            ids = [id(a) for a in arrays]  # one Array passed twice: its plan differs
+            key.append(tuple(ids.index(i) for i in ids))
+        key += (context, mesh)
+        key_t = tuple(key)
     plan = _plans.get(key_t, False)
     if plan:  # computed as XLA computes: subnormals flushed (fp_mode)
         if flush_on(KEPT) is not SWITCHED:
@@ -315,7 +381,7 @@ def call(fun: Callable, args: tuple, kwargs: dict) -> Any:
     return _record(fun, args, kwargs, arrays, key_t)
 
 
-def _record(fun: Callable, args: tuple, kwargs: dict, arrays: list, key: tuple) -> Any:
+def _record(fun: Callable, args: tuple, kwargs: dict, arrays: Sequence, key: tuple) -> Any:
     """Run `fun` under a Recorder and keep its plan; if it cannot be recorded, run it again
     as usual (which raises the function's own error, if it has one)."""
     recorder = Recorder()

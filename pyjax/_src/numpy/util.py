@@ -78,14 +78,16 @@ def _array_and_scalar(x: Any, y: Any) -> list[Any] | None:
     else:
         return None
     dtype = arr._buf.dtype
-    if arr._weak or type(scalar) not in _ABSORBED.get(dtype.kind, ()):
+    kind = type(scalar)
+    if arr._weak or kind not in _ABSORBED.get(dtype.kind, ()):
         return None  # weak arrays promote through the lattice
-    if not config.x64 and dtype in _X64_ONLY:
+    x64 = config.x64
+    if not x64 and dtype in _X64_ONLY:
         return None  # an array made under x64: canonicalised on the general path
-    if type(scalar) is int and not -2 ** 31 <= scalar < 2 ** 31:
+    if kind is int and not -2 ** 31 <= scalar < 2 ** 31:
         return None  # range checks (OverflowError) live on the general path
     if trace_state.trace is None:  # eager: `x > 0` converts the same scalar over and over
-        key = (type(scalar), scalar, math.copysign(1.0, scalar.real), dtype, config.x64)
+        key = (kind, scalar, math.copysign(1.0, scalar.real), dtype, x64)
         converted = _SCALAR_OPERANDS.get(key)
         if converted is None:
             if len(_SCALAR_OPERANDS) >= 256:

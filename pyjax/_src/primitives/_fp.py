@@ -39,18 +39,26 @@ def ignore_fp_errors() -> Any:
 
 def quietly(fn: Callable) -> Callable:
     """fn with NumPy's floating-point errors ignored, as under `ignore_fp_errors()` but for the
-    price of setting the context variable (specialised impls of eager plans)."""
+    price of setting the context variable (specialised impls of eager plans, which call
+    `quiet.loud`, fn itself, between their own switches of ERRSTATE)."""
     if _extobj_contextvar is None:  # pragma: no cover - other NumPy versions
         def quiet(*args: Any) -> Any:
             with np.errstate(all="ignore"):
                 return fn(*args)
         return quiet
-    enter, leave = _extobj_contextvar.set, _extobj_contextvar.reset
+    ignore, restore = ERRSTATE.set, ERRSTATE.reset
 
     def quiet(*args: Any) -> Any:
-        token = enter(_IGNORE)
+        token = ignore(IGNORE_ALL)
         try:
             return fn(*args)
         finally:
-            leave(token)
+            restore(token)
+    quiet.loud = fn
     return quiet
+
+
+#: NumPy's error settings (a context variable; None where NumPy's internals differ) and the
+#: value that ignores every error: `token = ERRSTATE.set(IGNORE_ALL)`, `ERRSTATE.reset(token)`
+ERRSTATE = _extobj_contextvar
+IGNORE_ALL = _IGNORE if _extobj_contextvar is not None else None

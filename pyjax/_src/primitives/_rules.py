@@ -98,18 +98,38 @@ def make_primitive(name: str, impl: Callable, abstract_eval: Callable, *,
     return prim
 
 
-def fast_eager(kinds: tuple, weak_rule: Callable[[bool], bool] | None = None) -> Callable:
+def fast_eager(kinds: tuple, weak_rule: Callable[[bool], bool] | None = None,
+               ufunc: np.ufunc | None = None) -> Callable:
     """Eager rule for elementwise ops: when all operands are arrays of one accepted dtype and
     one shape (or rank 0, which broadcasts) the abstract rule cannot fail, so run the impl
-    directly (NumPy speed)."""
+    directly (NumPy speed).  `ufunc`: what the impl computes for NumPy's own dtypes (the
+    impl itself, or wrapped for ml_dtypes' sake), called directly for them."""
     accepted = frozenset(d for d in dtypes.supported_dtypes if dtype_kind(d) in kinds)
+    #: accepted dtype -> what computes on it (None: the primitive's impl)
+    kernels = {d: ufunc if ufunc is not None and d.isbuiltin == 1 else None for d in accepted}
 
     def eager(prim: Primitive, args: tuple, params: dict) -> Any:
+        if len(args) == 2:  # binary, the common case: spelt out
+            x, y = args
+            if type(x) is ArrayImpl and type(y) is ArrayImpl:
+                xb, yb = x._buf, y._buf
+                dtype = xb.dtype
+                kernel = kernels.get(dtype, False)
+                if kernel is False:
+                    return apply_primitive(prim, args, params)
+                if yb.dtype == dtype and (xb.shape == yb.shape or not yb.shape or not xb.shape):
+                    out = (kernel or prim.impl)(xb, yb, **params)
+                    if type(out) is not np.ndarray:
+                        out = np.asarray(out)
+                    weak = x._weak and y._weak
+                    return ArrayImpl(out, weak if weak_rule is None else weak_rule(weak))
+            return apply_primitive_cached(prim, args, params)
         first = args[0]
         if type(first) is ArrayImpl:
             fb = first._buf
             shape, dtype = fb.shape, fb.dtype
-            if dtype not in accepted:
+            kernel = kernels.get(dtype, False)
+            if kernel is False:
                 return apply_primitive(prim, args, params)
             bufs = []
             weak = True
@@ -127,7 +147,7 @@ def fast_eager(kinds: tuple, weak_rule: Callable[[bool], bool] | None = None) ->
                 bufs.append(b)
                 weak = weak and a._weak
             else:
-                out = prim.impl(*bufs, **params)
+                out = (kernel or prim.impl)(*bufs, **params)
                 if type(out) is not np.ndarray:
                     out = np.asarray(out)
                 return ArrayImpl(out, weak if weak_rule is None else weak_rule(weak))

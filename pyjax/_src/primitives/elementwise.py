@@ -142,6 +142,24 @@ def _errstate(fn: Callable) -> Callable:
 # Unary
 # ---------------------------------------------------------------------------------------------
 
+def _ufunc_of(impl: Callable) -> np.ufunc | None:
+    """The ufunc an elementwise impl computes for NumPy's own dtypes: the impl itself, or the
+    one a wrapper for ml_dtypes' sake names (`impl.ufunc`, as _quiet_bf16 sets it)."""
+    return impl if isinstance(impl, np.ufunc) else getattr(impl, "ufunc", None)
+
+
+def _ufunc_specialize(ufunc: np.ufunc, comparison: bool = False) -> Callable:
+    """The specialize rule of an elementwise primitive computed by `ufunc`: the ufunc itself
+    (exact_ufunc) for operands of one dtype of NumPy's own, for eager plans."""
+    def specialize(*avals: ShapedArray) -> Any:
+        dtype = avals[0].dtype
+        if dtype.isbuiltin != 1 or any(a.dtype != dtype for a in avals):
+            return None
+        return exact_ufunc(ufunc, dtypes.bool_ if comparison else dtype,
+                           builtins.max(a.ndim for a in avals))
+    return specialize
+
+
 def unop(name: str, impl: Callable, kinds: tuple, out_dtype: Callable | None = None) -> Primitive:
     def abstract_eval(x: ShapedArray, **params: Any) -> ShapedArray:
         check_kinds(name, kinds, x)
@@ -149,8 +167,11 @@ def unop(name: str, impl: Callable, kinds: tuple, out_dtype: Callable | None = N
         return ShapedArray(x.shape, dtype, x.weak_type)
 
     prim = make_primitive(name, impl, abstract_eval)
+    ufunc = _ufunc_of(impl)
     if out_dtype is None:
-        prim.eager = fast_eager(kinds)
+        prim.eager = fast_eager(kinds, ufunc=ufunc)
+        if ufunc is not None:
+            prim.specialize = _ufunc_specialize(ufunc)
     prim.foldable = True
     batching.defvectorized(prim)
     return prim
@@ -652,7 +673,10 @@ def binop(name: str, impl: Callable, kinds: tuple, *, comparison: bool = False) 
         return ShapedArray(shape, dtypes.bool_ if comparison else avals[0].dtype, weak)
 
     prim = make_primitive(name, impl, abstract_eval)
-    prim.eager = fast_eager(kinds)
+    ufunc = _ufunc_of(impl)
+    prim.eager = fast_eager(kinds, ufunc=ufunc)
+    if ufunc is not None:
+        prim.specialize = _ufunc_specialize(ufunc, comparison)
     prim.foldable = True
     batching.defbroadcasting(prim)
     return prim
@@ -774,11 +798,13 @@ mul_p = binop("mul", _or_complex(np.multiply, xla_complex.mul), NUMBER)
 ad.defjvp(mul_p, lambda g, x, y: mul(g, y), lambda g, x, y: mul(x, g))
 mul_p.transpose = _bilinear_transpose(lambda ct, x, y: _unbroadcast(x, mul(ct, y)),
                                       lambda ct, x, y: _unbroadcast(y, mul(x, ct)))
+
+
 def _div_specialize(x: ShapedArray, y: ShapedArray) -> Any:
     """_div_impl of floats of NumPy's own (float16/32/64), for eager plans: the ufunc."""
     if x.dtype.kind != "f" or y.dtype != x.dtype:
         return None
-    return exact(quietly(exact_ufunc(np.true_divide, x.dtype, max(x.ndim, y.ndim))))
+    return exact(quietly(exact_ufunc(np.true_divide, x.dtype, builtins.max(x.ndim, y.ndim))))
 
 
 div_p = binop("div", _div_impl, NUMBER)
@@ -841,7 +867,7 @@ def _pow_jvp_exponent(g: Any, ans: Any, x: Any, y: Any) -> Any:
 
 
 ad.defjvp2(pow_p, _pow_jvp_base, _pow_jvp_exponent)
-def _quiet_bf16(ufunc: Callable) -> Callable:
+def _quiet_bf16(ufunc: np.ufunc) -> Callable:
     """ml_dtypes' bfloat16 comparisons warn on NaN ("invalid value"); XLA is silent."""
     def impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         if x.dtype == dtypes.bfloat16:
@@ -849,6 +875,7 @@ def _quiet_bf16(ufunc: Callable) -> Callable:
                 return ufunc(x, y)
         return ufunc(x, y)
     impl.__name__ = ufunc.__name__
+    impl.ufunc = ufunc  # (what it computes for NumPy's own dtypes: _ufunc_of)
     return impl
 
 
@@ -882,7 +909,7 @@ def _zero_signed(name: str, ufunc: np.ufunc, sign: int) -> Primitive:
         """impl for operands of one dtype of NumPy's own: floats check for zeros."""
         if x.dtype != y.dtype or x.dtype.isbuiltin != 1:
             return None
-        kernel = exact_ufunc(ufunc, x.dtype, max(x.ndim, y.ndim))
+        kernel = exact_ufunc(ufunc, x.dtype, builtins.max(x.ndim, y.ndim))
         if x.dtype.kind != "f":
             return kernel
         size = (x if x.ndim else y).size  # the result's (a 0-d operand broadcasts)

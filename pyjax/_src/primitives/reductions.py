@@ -1,7 +1,6 @@
 """Reduction primitives over static axes: sum, max, min, prod, and, or, xor, argmax, argmin."""
 from __future__ import annotations
 
-import functools
 import math
 
 from typing import Any, Callable, Sequence
@@ -41,7 +40,7 @@ def _reduction(name: str, impl: Callable, kinds: tuple, *, out_sharding: bool = 
                keep_weak: bool = True, repeats: Callable | None = None,
                idempotent: bool = False) -> Any:
     """A reduction primitive computed by `impl(x, axes)`, whose `impl.for_type(dtype, shape,
-    axes)` gives an exact kernel for operands of one type (`_kernel`, for eager plans).
+    axes, keepdims=False)` gives an exact kernel for operands of one type (eager plans).
     Broadcast axes are folded when the reduction is idempotent (max, and) or
     `repeats(result, copies)` says what `copies` identical values reduce to."""
     folds = idempotent or repeats is not None
@@ -67,16 +66,17 @@ def _reduction(name: str, impl: Callable, kinds: tuple, *, out_sharding: bool = 
         return out
 
     def specialize(x: ShapedArray, *, axes: tuple, out_sharding: Any = None) -> Any:
-        """`run` for operands of x's type, its kernel chosen once (eager plans)."""
+        """`run` for operands of x's type, for eager plans: its kernel chosen once, with the
+        same keeping the reduced axes, and (where `run` folds) `run` for broadcasts."""
         if x.dtype == dtypes.bfloat16 or not axes:
             return None
         kernel = impl.for_type(x.dtype, x.shape, axes)
-        if not folds:
-            return kernel
-
-        def special(b: np.ndarray) -> np.ndarray:
-            return run(b, axes=axes) if 0 in b.strides else kernel(b)
-        return exact(special)
+        kept = kernel.keepdims = impl.for_type(x.dtype, x.shape, axes, keepdims=True)
+        kept.shape = _kept_shape(x.shape, axes)
+        if folds:
+            kernel.broadcasts = lambda b: run(b, axes=axes)
+            kept.broadcasts = lambda b: run(b, axes=axes).reshape(kept.shape)
+        return kernel
 
     prim = make_primitive(name, run, abstract_eval)
     prim.specialize = specialize
@@ -125,11 +125,30 @@ def min_identity(dtype: np.dtype) -> np.ndarray:
     return np.asarray(_highest(dtype), dtype)
 
 
-def _kernel(ufunc: np.ufunc, result: np.dtype, shape: tuple, axes: tuple,
+def _kernel(ufunc: np.ufunc, result: np.dtype, shape: tuple, axes: tuple, keepdims: bool,
             **kwargs: Any) -> Callable:
-    """`ufunc.reduce` of operands of (result, shape) along `axes`, as an exact impl (an
-    ndarray of dtype `result` even when all axes are reduced: `exact_ufunc`)."""
+    """`ufunc.reduce` of operands of (result, shape) along `axes` (keeping them, of size 1,
+    if `keepdims`), as an exact impl: an ndarray of dtype `result`, even when all axes are
+    reduced (`exact_ufunc`)."""
+    if keepdims:
+        return exact_ufunc(ufunc.reduce, result, len(shape), axis=axes, keepdims=True,
+                           **kwargs)
     return exact_ufunc(ufunc.reduce, result, len(shape) - len(axes), axis=axes, **kwargs)
+
+
+def _kept_shape(shape: tuple, axes: tuple) -> tuple:
+    """The shape of a reduction along `axes` that keeps them (keepdims=True)."""
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+
+
+def _exact(fn: Callable, dtype: np.dtype, shape: tuple, axes: tuple,
+           keepdims: bool) -> Callable:
+    """fn (a reduction along `axes` of operands of `shape`) as an exact impl: its result
+    converted to an ndarray of `dtype`, given the kept axes if `keepdims`."""
+    if keepdims:
+        kept = _kept_shape(shape, axes)
+        return exact(lambda b: np.asarray(fn(b), dtype).reshape(kept))
+    return exact(lambda b: np.asarray(fn(b), dtype))
 
 
 def _accumulating(ufunc: np.ufunc) -> Callable:
@@ -143,12 +162,13 @@ def _accumulating(ufunc: np.ufunc) -> Callable:
             return ufunc.reduce(x, axis=axes, dtype=np.float32).astype(dtype)
         return ufunc.reduce(x, axis=axes, dtype=dtype)
 
-    def for_type(dtype: np.dtype, shape: tuple, axes: tuple) -> Callable:
+    def for_type(dtype: np.dtype, shape: tuple, axes: tuple, keepdims: bool = False
+                 ) -> Callable:
         """The reduction of operands of (dtype, shape) along `axes`, its accumulator chosen."""
         wide = accumulation_dtype(dtype, math.prod(shape[a] for a in axes))
-        if wide is None and dtype not in (dtypes.float16, dtypes.bfloat16):
-            return _kernel(ufunc, dtype, shape, axes, dtype=dtype)  # the common case, direct
-        return exact(lambda b: np.asarray(reduce(b, axes, dtype, wide), dtype))
+        if wide is None and dtype not in (dtypes.float16, dtypes.bfloat16):  # the common
+            return _kernel(ufunc, dtype, shape, axes, keepdims, dtype=dtype)  # case, direct
+        return _exact(lambda b: reduce(b, axes, dtype, wide), dtype, shape, axes, keepdims)
 
     def fn(x: np.ndarray, axes: tuple) -> np.ndarray:
         return reduce(x, axes, x.dtype,
@@ -161,8 +181,8 @@ def _choosing(ufunc: np.ufunc, start: Callable) -> Callable:
     """max or min (`ufunc`), starting from `start(dtype)` (so empty reductions give it)."""
     def fn(x: np.ndarray, axes: tuple) -> Any:
         return ufunc.reduce(x, axis=axes, initial=start(x.dtype))
-    fn.for_type = lambda dtype, shape, axes: _kernel(ufunc, dtype, shape, axes,
-                                                     initial=start(dtype))
+    fn.for_type = lambda dtype, shape, axes, keepdims=False: _kernel(
+        ufunc, dtype, shape, axes, keepdims, initial=start(dtype))
     return fn
 
 
@@ -173,10 +193,11 @@ def _bitwise(ufunc: np.ufunc, empty: Callable) -> Callable:
             return ufunc.reduce(x, axis=axes)
         return np.full(_reduced_np(x, axes), empty(x.dtype), x.dtype)
 
-    def for_type(dtype: np.dtype, shape: tuple, axes: tuple) -> Callable:
+    def for_type(dtype: np.dtype, shape: tuple, axes: tuple, keepdims: bool = False
+                 ) -> Callable:
         if math.prod(shape):
-            return _kernel(ufunc, dtype, shape, axes)
-        return exact(lambda b: np.asarray(fn(b, axes), dtype))
+            return _kernel(ufunc, dtype, shape, axes, keepdims)
+        return _exact(lambda b: fn(b, axes), dtype, shape, axes, keepdims)
     fn.for_type = for_type
     return fn
 

@@ -83,7 +83,9 @@ def _broadcast_in_dim_specialize(x: ShapedArray, *, shape: tuple, broadcast_dime
         expanded[d] = size
     expanded, shape = tuple(expanded), tuple(shape)
     if expanded == shape:
-        return exact(lambda b: b.reshape(expanded))
+        reshape = exact(lambda b: b.reshape(expanded))
+        reshape.reshapes_to = shape  # (a reduction before it may keep its axes instead)
+        return reshape
     return exact(lambda b: np.broadcast_to(b.reshape(expanded), shape))
 
 
