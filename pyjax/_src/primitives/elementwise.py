@@ -491,9 +491,9 @@ not_p = unop("not", np.invert, INTEGRAL)
 ad.defjvp_zero(not_p)
 square_p = unop("square", _or_complex(np.square, xla_complex.square), NUMBER)
 ad.defjvp2(square_p, lambda g, ans, x: mul(g, mul(_const(x, 2), x)))
-erf_p = unop("erf", _same_dtype("erf"), (FLOAT,))
+erf_p = unop("erf", _xla_float(xla_math.erf_f32, _same_dtype("erf")), (FLOAT,))  # XLA's
 ad.defjvp(erf_p, lambda g, x: mul(_const(x, 2 / np.sqrt(np.pi)), mul(g, exp(neg(square(x))))))
-erfc_p = unop("erfc", _same_dtype("erfc"), (FLOAT,))
+erfc_p = unop("erfc", _xla_float(xla_math.erfc_f32, _same_dtype("erfc")), (FLOAT,))  # JAX's
 ad.defjvp(erfc_p, lambda g, x: mul(_const(x, -2 / np.sqrt(np.pi)),
                                    mul(g, exp(neg(square(x))))))
 erf_inv_p = unop("erf_inv", xla_math.erf_inv, (FLOAT,))  # XLA's polynomial, bit for bit

@@ -689,3 +689,55 @@ def erf_inv(x: np.ndarray) -> np.ndarray:
     if x.dtype == dtypes.float64:
         return _erf_inv_f64(x)
     return _erf_inv_f32_chunked(x).astype(x.dtype, copy=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# erf (XLA's intrinsic: Eigen's rational function) and erfc (JAX's CHLO decomposition)
+# ---------------------------------------------------------------------------------------------
+
+#: erf(x) = x P(x^2) / Q(x^2) below 3.832 in magnitude (highest power first), +-1 from there
+_ERF_P = _from_bits(0x39702D51, 0x3B5F5DA2, 0x3D50B6EB, 0x3E3DA740, 0x3F906EBA)
+_ERF_Q = _from_bits(0xB3FD3906, 0x37C588DF, 0x3A856D28, 0x3C6687D4, 0x3DE34C21, 0x3EFEB44A,
+                    0x3F800000)
+_ERF_ONE, = _from_bits(0x407547CB)  # ~3.832: erf is +-1 in float32 beyond
+#: erfc: 1 - x P(x^2) below 1 in magnitude; exp(-x^2) / |x| Q(1 / x^2) beyond, one Q below 2
+#: and one from there (highest power first; as JAX writes them)
+_ERFC_P = np.array([7.85386146e-05, -0.000801019371, 0.00518832775, -0.0268538129,
+                    0.112835854, -0.37612626, 1.12837911], _F32)
+_ERFC_Q_NEAR = np.array([0.0232682, -0.138703942, 0.368742466, -0.582473278, 0.621000469,
+                         -0.494451523, 0.340488, -0.274112701, 0.563825965], _F32)
+_ERFC_Q_FAR = np.array([-10.477664, 12.9772, -7.49551868, 2.92101908, -1.01526523, 0.42184633,
+                        -0.282076746, 0.564189494], _F32)
+_ERFC_ZERO = _F32(88.7228394)  # exp(-x^2) underflows (JAX selects 0 where -x^2 < -this)
+
+
+def _erf_f32(x: np.ndarray) -> np.ndarray:
+    """XLA's erf: x P(x^2) / Q(x^2) by fused multiply-adds; +-1 from |x| >= 3.832."""
+    with ignore_fp_errors():
+        square = x * x
+        out = x * _horner(square, _ERF_P)
+        out /= _horner(square, _ERF_Q)
+        return np.where(np.abs(x) >= _ERF_ONE, np.copysign(_F32(1), x), out)
+
+
+def _erfc_f32(x: np.ndarray) -> np.ndarray:
+    """JAX's erfc: |x| < 1: 1 - x P(x^2) (the product fused into the difference); else
+    q = exp(-x^2) (1 / |x|) Q(1 / x^2) (Q by |x| < 2), 0 where x^2 > 88.72, and 2 - q for
+    negative x.  Every multiply-add of the polynomials fused; NaN: |x| (quieted)."""
+    with ignore_fp_errors():
+        square = x * x
+        z = _F32(1) / square
+        magnitude = np.abs(x)
+        far = _exp_f32(-square)
+        far *= _F32(1) / magnitude
+        q = np.where(magnitude < _F32(2), _horner(z, _ERFC_Q_NEAR), _horner(z, _ERFC_Q_FAR))
+        far *= q
+        far[square > _ERFC_ZERO] = 0
+        far = np.where(x < 0, _F32(2) - far, far)
+        near = _fma(-x, _horner(square, _ERFC_P), _F32(1))
+        out = np.where(magnitude < _F32(1), near, far)
+        return _patch(out, np.isnan(x), magnitude, lambda v: v * _F32(1))  # |x|'s NaN, quiet
+
+
+erf_f32 = _chunked(_erf_f32, "erf")
+erfc_f32 = _chunked(_erfc_f32, "erfc")

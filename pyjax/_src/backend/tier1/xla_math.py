@@ -326,6 +326,37 @@ class _Builder:
         beyond = self.cmp("ogt", self.call1("fabs", x), self.k(1))
         return self.select(beyond, self.k(float("nan")), out)
 
+    # erf (XLA's rational function), erfc (JAX's decomposition): primitives/xla_math._erf_f32
+    # and _erfc_f32
+
+    def erf(self, x: str) -> str:
+        """x P(x^2) / Q(x^2); +-1 from |x| >= 3.832."""
+        c = _numpy_version()
+        square = self.op("fmul", x, x)
+        out = self.op("fdiv", self.op("fmul", x, self.horner(square, c._ERF_P)),
+                      self.horner(square, c._ERF_Q))
+        one = self.intrinsic("copysign", "float", self.k(1), x)
+        return self.select(self.cmp("oge", self.call1("fabs", x), self.k(c._ERF_ONE)), one, out)
+
+    def erfc(self, x: str) -> str:
+        """|x| < 1: 1 - x P(x^2); else exp(-x^2) (1 / |x|) Q(1 / x^2), 0 past x^2 > 88.72,
+        2 minus that for negative x; NaN: |x|'s."""
+        c = _numpy_version()
+        square = self.op("fmul", x, x)
+        z = self.op("fdiv", self.k(1), square)
+        magnitude = self.call1("fabs", x)
+        far = self.op("fmul", self.exp(self.emit(f"fneg {self.t} {square}")),
+                      self.op("fdiv", self.k(1), magnitude))
+        q = self.select(self.cmp("olt", magnitude, self.k(2)), self.horner(z, c._ERFC_Q_NEAR),
+                        self.horner(z, c._ERFC_Q_FAR))
+        far = self.op("fmul", far, q)
+        far = self.select(self.cmp("ogt", square, self.k(c._ERFC_ZERO)), self.k(0), far)
+        far = self.select(self.cmp("olt", x, self.k(0)), self.op("fsub", self.k(2), far), far)
+        near = self.fma(self.emit(f"fneg {self.t} {x}"), self.horner(square, c._ERFC_P),
+                        self.k(1))
+        out = self.select(self.cmp("olt", magnitude, self.k(1)), near, far)
+        return self.select(self.cmp("uno", x, x), self.op("fadd", magnitude, magnitude), out)
+
     # sin, cos: glibc's sinf/cosf (primitives/xla_math._sincos_f32), every lane through the
     # reduction of both ranges
 
