@@ -122,6 +122,22 @@ def array_kernel(name: str, address: int) -> Callable[[Any, Any], Any]:
     return builtins([(name, code, METH_FASTCALL, None)])[0]
 
 
+def code_address(code: bytes) -> int:
+    """The address of machine code `code` (a function of the System V ABI) copied into an
+    executable page of its own, kept alive with the process.  Raises OSError or ValueError
+    where that cannot be done."""
+    import ctypes
+    import mmap
+
+    if UNAVAILABLE is not None:
+        raise OSError(UNAVAILABLE)
+    size = (len(code) + mmap.PAGESIZE - 1) // mmap.PAGESIZE * mmap.PAGESIZE
+    page = mmap.mmap(-1, size, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+    page[:len(code)] = code
+    _keep.append(page)
+    return ctypes.addressof(ctypes.c_char.from_buffer(page))
+
+
 def _portable_data_pointer(array: Any) -> int:
     return array.__array_interface__["data"][0]
 

@@ -471,7 +471,7 @@ ad.defjvp(atanh_p, lambda g, x: mul(integer_pow(add(_one(x), x), -1),
                                     div(g, sub(_one(x), x))))
 sqrt_p = unop("sqrt", _errstate(_or_complex(np.sqrt, xla_complex.sqrt)), _INEXACT)
 ad.defjvp2(sqrt_p, lambda g, ans, x: mul(g, div(_const(x, 0.5), ans)))  # sqrt'(0) = inf
-rsqrt_p = unop("rsqrt", _errstate(_rsqrt), _INEXACT)
+rsqrt_p = unop("rsqrt", _xla_float(xla_math.rsqrt_f32, _errstate(_rsqrt)), _INEXACT)
 ad.defjvp2(rsqrt_p, lambda g, ans, x: mul(g, mul(_const(x, -0.5), div(ans, x))))
 cbrt_p = unop("cbrt", np.cbrt, (FLOAT,))
 ad.defjvp2(cbrt_p, lambda g, ans, x: mul(g, mul(_const(x, 1 / 3), integer_pow(ans, -2))))

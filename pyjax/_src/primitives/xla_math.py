@@ -741,3 +741,49 @@ def _erfc_f32(x: np.ndarray) -> np.ndarray:
 
 erf_f32 = _chunked(_erf_f32, "erf")
 erfc_f32 = _chunked(_erfc_f32, "erfc")
+
+
+# ---------------------------------------------------------------------------------------------
+# rsqrt: the processor's estimate (rsqrtss) and one Newton step, as XLA's CPU code
+# ---------------------------------------------------------------------------------------------
+
+#: out[i] = rsqrtss(x[i]) for i < n: `void (const float *x, float *out, int64_t n)`
+#:     test %rdx, %rdx; je 1f; 0: movss (%rdi), %xmm0; rsqrtss %xmm0, %xmm0;
+#:     movss %xmm0, (%rsi); add $4, %rdi; add $4, %rsi; dec %rdx; jne 0b; 1: ret
+_RSQRTSS_LOOP = bytes.fromhex("4885d27419f30f1007f30f52c0f30f11064883c7044883c60448ffca75e7c3")
+_rsqrt_estimate_kernel: list = []
+
+
+def _rsqrt_estimate(x: np.ndarray) -> np.ndarray | None:
+    """This processor's rsqrtss of each element of x (a ~12-bit estimate whose bits differ
+    between processor makers: XLA's rsqrt starts from it), or None where no machine code runs
+    (not x86-64 Linux)."""
+    if not _rsqrt_estimate_kernel:
+        from pyjax._src.backend import machine_code
+        try:
+            kernel = machine_code.array_kernel(
+                "rsqrtss", machine_code.code_address(_RSQRTSS_LOOP))
+        except (OSError, ValueError, AttributeError):
+            kernel = None
+        _rsqrt_estimate_kernel.append(kernel)
+    kernel = _rsqrt_estimate_kernel[0]
+    if kernel is None:
+        return None
+    return kernel(np.ascontiguousarray(x, _F32), np.empty(x.shape, _F32))
+
+
+def _rsqrt_f32(x: np.ndarray) -> np.ndarray:
+    """XLA's rsqrt: y = rsqrtss(x), refined once where x is a positive normal number, as
+    y + (-y/2)(x y y - 1) (two fused multiply-adds); y itself elsewhere (0, negative,
+    subnormal, inf, NaN).  1 / sqrt(x) where the estimate is not to be had."""
+    with ignore_fp_errors():
+        y = _rsqrt_estimate(x)
+        if y is None:
+            return _F32(1) / np.sqrt(x)
+        residual = _fma(x * y, y, _F32(-1))
+        out = _fma(y * _F32(-0.5), residual, y)
+        normal = (x.view(np.uint32) - np.uint32(0x00800000)) < np.uint32(0x7F000000)
+        return np.where(normal, out, y)
+
+
+rsqrt_f32 = _chunked(_rsqrt_f32, "rsqrt")

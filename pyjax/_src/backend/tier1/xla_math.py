@@ -357,6 +357,38 @@ class _Builder:
         out = self.select(self.cmp("olt", magnitude, self.k(1)), near, far)
         return self.select(self.cmp("uno", x, x), self.op("fadd", magnitude, magnitude), out)
 
+    # rsqrt: the processor's estimate and a Newton step (primitives/xla_math._rsqrt_f32)
+
+    def rsqrt_estimate(self, x: str) -> str:
+        """rsqrtss of each lane: vrsqrtps on vectors of 4 or 8 lanes (the same table), the
+        scalar instruction otherwise (not AVX-512's rsqrt14, a different estimate)."""
+        if self.lanes in (4, 8):
+            name = "llvm.x86.sse.rsqrt.ps" if self.lanes == 4 else "llvm.x86.avx.rsqrt.ps.256"
+            self.extra[f"declare {self.t} @{name}({self.t})"] = None
+            return self.emit(f"call {self.t} @{name}({self.t} {x})")
+        self.extra["declare <4 x float> @llvm.x86.sse.rsqrt.ss(<4 x float>)"] = None
+        out = "poison"
+        for lane in range(self.lanes):
+            value = x if self.lanes == 1 else \
+                self.emit(f"extractelement {self.t} {x}, i32 {lane}")
+            v4 = self.emit(f"insertelement <4 x float> poison, float {value}, i32 0")
+            v4 = self.emit(f"call <4 x float> @llvm.x86.sse.rsqrt.ss(<4 x float> {v4})")
+            value = self.emit(f"extractelement <4 x float> {v4}, i32 0")
+            if self.lanes == 1:
+                return value
+            out = self.emit(f"insertelement {self.t} {out}, float {value}, i32 {lane}")
+        return out
+
+    def rsqrt(self, x: str) -> str:
+        """y = rsqrtss(x); y + (-y/2)(x y y - 1) where x is a positive normal number."""
+        y = self.rsqrt_estimate(x)
+        residual = self.fma(self.op("fmul", x, y), y, self.k(-1))
+        out = self.fma(self.op("fmul", y, self.k(-0.5)), residual, y)
+        bits = self.emit(f"bitcast {self.t} {x} to {self.it}")
+        offset = self.emit(f"sub {self.it} {bits}, {self.ki(0x00800000)}")
+        normal = self.emit(f"icmp ult {self.it} {offset}, {self.ki(0x7F000000)}")
+        return self.select(normal, out, y)
+
     # sin, cos: glibc's sinf/cosf (primitives/xla_math._sincos_f32), every lane through the
     # reduction of both ranges
 
