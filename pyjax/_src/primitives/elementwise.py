@@ -451,7 +451,8 @@ ad.defjvp(asin_p, lambda g, x: mul(g, rsqrt(sub(_const(x, 1), square(x)))))
 acos_p = unop("acos", _xla_float(xla_math.acos_f32, _errstate(
     _or_complex(np.arccos, xla_complex.acos)), xla_math.half_precision("acos")), _INEXACT)
 ad.defjvp(acos_p, lambda g, x: mul(g, neg(rsqrt(sub(_const(x, 1), square(x))))))
-atan_p = unop("atan", _or_complex(np.arctan, xla_complex.atan), _INEXACT)
+atan_p = unop("atan", _xla_float(xla_math.atan_f32, _or_complex(np.arctan, xla_complex.atan)),
+              _INEXACT)
 ad.defjvp(atan_p, lambda g, x: div(g, add(_const(x, 1), square(x))))
 sinh_p = unop("sinh", _xla_float(xla_math.sinh_f32, _errstate(_sinh)), _INEXACT)
 ad.defjvp(sinh_p, lambda g, x: mul(g, cosh(x)))

@@ -787,3 +787,90 @@ def _rsqrt_f32(x: np.ndarray) -> np.ndarray:
 
 
 rsqrt_f32 = _chunked(_rsqrt_f32, "rsqrt")
+
+
+# ---------------------------------------------------------------------------------------------
+# atan: glibc's atanf where XLA's loop is vectorised, XLA's own rational function where it is not
+# ---------------------------------------------------------------------------------------------
+
+#: x P(x^2) / Q(x^2) on [0, 1] (1/x beyond, subtracted from pi/2), highest power first
+_ATAN_P = _from_bits(0x3DE56E67, 0x3F3ACBA0, 0x3F4F9D60)
+_ATAN_Q = _from_bits(0x3C2557B4, 0x3E90FDB4, 0x3F800000, 0x3F4F9D60)
+_ATAN_HALF_PI, = _from_bits(0x3FC90FDB)
+#: XLA splits a loop of more than this many elements over its threads (each one a part)
+_PART_MIN = 1 << 15
+#: rows shorter than this are not vectorised
+_ATAN_VECTOR_MIN = 50
+
+
+def _atan_scalar_f32(x: np.ndarray) -> np.ndarray:
+    """XLA's scalar atan (xla.atan.f32): |x| < 1e-3: x; else r = min(|x|, 1/|x|),
+    r P(r^2) / Q(r^2) by fused multiply-adds, pi/2 minus it for |x| > 1, x's sign."""
+    with ignore_fp_errors():
+        magnitude = np.abs(x)
+        big = magnitude > _F32(1)
+        r = np.where(big, _F32(1) / magnitude, magnitude)
+        square = r * r
+        out = r * (_horner(square, _ATAN_P) / _horner(square, _ATAN_Q))
+        out = np.where(big, _ATAN_HALF_PI - out, out)
+        out = np.copysign(out, x)
+        return np.where(magnitude < _F32(1e-3), x, out)
+
+
+def _atan_libm(x: np.ndarray) -> np.ndarray:
+    """glibc's atanf (its atan2f(x, 1) is atanf(x), bit for bit; NumPy's float32 arctan is a
+    SIMD function of its own)."""
+    return np.arctan2(x, _F32(1))
+
+
+def _threads() -> int:
+    import os
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _atan_parts(x: np.ndarray) -> tuple[np.ndarray | None, bool]:
+    """How XLA's loop over x (size-1 axes dropped, as XLA drops them) runs atan: (rows, True)
+    for rows whose loop LLVM vectorises, (None, True) for an array vectorised throughout,
+    (None, False) for scalar code.  A rank-1 array of more than 2^16 elements is split in
+    as many equal parts as threads allow, each of at least 2^15, whose loops are scalar where
+    the parts are unequal (a loop then tests its bound); rows of at least 50 elements (49 in
+    higher ranks) are vectorised; shorter ones, across rows, when their count is a multiple of
+    4 (f32[8, 7]), else not (f32[7, 8]; LLVM also vectorises a few such shapes whole, e.g.
+    f32[50, 5], which this does not follow)."""
+    shape = [n for n in x.shape if n != 1]
+    if len(shape) <= 1:
+        parts = max(1, min(_threads(), x.size // _PART_MIN))
+        if x.size % parts:
+            return None, False
+        rows = x.reshape(parts, -1)
+        return (rows, True) if rows.shape[1] >= _ATAN_VECTOR_MIN else (None, False)
+    rows = x.reshape(-1, shape[-1])
+    if rows.shape[1] >= _ATAN_VECTOR_MIN - 1:
+        return rows, True
+    return None, rows.shape[0] % 4 == 0
+
+
+def atan_f32(x: np.ndarray) -> np.ndarray:
+    """XLA's float32 atan of x (its shape decides): LLVM vectorises XLA's loop over each row
+    by 8 lanes and then 4, calling glibc's atanf on vector lanes, and runs the last n % 4
+    elements (and loops it does not vectorise) through XLA's scalar code (_atan_scalar_f32); a
+    single element is atanf's."""
+    x = np.asarray(x, _F32)
+    if x.size <= 1:
+        return _atan_libm(x)
+    rows, vectorised = _atan_parts(x)
+    if rows is None:
+        return _atan_libm(x) if vectorised else atan_scalar_f32(x)
+    width = rows.shape[1]
+    vector = width - width % 4
+    out = np.empty(rows.shape, _F32)
+    out[:, :vector] = _atan_libm(rows[:, :vector])
+    if vector < width:
+        out[:, vector:] = atan_scalar_f32(rows[:, vector:])
+    return out.reshape(x.shape)
+
+
+atan_scalar_f32 = _chunked(_atan_scalar_f32, "atan_scalar")

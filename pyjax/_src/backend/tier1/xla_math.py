@@ -277,6 +277,20 @@ class _Builder:
         """XLA's atan (on vectors of 8): glibc's atanf."""
         return self.libm("atanf", x)
 
+    def atan_scalar(self, x: str) -> str:
+        """XLA's atan in scalar loops (primitives/xla_math._atan_scalar_f32): r = min(|x|,
+        1/|x|), r P(r^2) / Q(r^2), pi/2 minus it for |x| > 1, x's sign; x below 1e-3."""
+        c = _numpy_version()
+        magnitude = self.call1("fabs", x)
+        big = self.cmp("ogt", magnitude, self.k(1))
+        r = self.select(big, self.op("fdiv", self.k(1), magnitude), magnitude)
+        square = self.op("fmul", r, r)
+        out = self.op("fmul", r, self.op("fdiv", self.horner(square, c._ATAN_P),
+                                         self.horner(square, c._ATAN_Q)))
+        out = self.select(big, self.op("fsub", self.k(c._ATAN_HALF_PI), out), out)
+        out = self.intrinsic("copysign", "float", out, x)
+        return self.select(self.cmp("olt", magnitude, self.k(1e-3)), x, out)
+
     def cbrt(self, x: str) -> str:
         """XLA's cbrt: glibc's cbrtf."""
         return self.libm("cbrtf", x)
