@@ -524,7 +524,16 @@ def log2(x: Any, /) -> Any:
         re, im = lax.real(r), lax.imag(r)
         ln2 = lax.log(_constant_like(re, 2))
         return lax.complex(lax.div(re, ln2), lax.div(im, ln2))
-    return lax.div(lax.log(x), lax.log(_constant_like(x, 2)))
+    # JAX divides by log(2), which XLA makes a product with its reciprocal (rounded to x's
+    # type; bfloat16 arithmetic is float32's, the reciprocal too): the same product eagerly
+    # as under jit
+    if _dtype(x) == dtypes.bfloat16:
+        wide = lax.convert_element_type(lax.log(x), dtypes.float32)
+        ln2 = lax.convert_element_type(lax.log(_constant_like(x, 2)), dtypes.float32)
+        product = lax.mul(wide, lax.div(_constant_like(wide, 1), ln2))
+        return lax.convert_element_type(product, dtypes.bfloat16)
+    ln2 = lax.log(_constant_like(x, 2))
+    return lax.mul(lax.log(x), lax.div(_constant_like(x, 1), ln2))
 
 
 def log10(x: Any, /) -> Any:
