@@ -295,6 +295,10 @@ class _Builder:
         """XLA's cbrt: glibc's cbrtf."""
         return self.libm("cbrtf", x)
 
+    def pow(self, x: str, y: str) -> str:
+        """XLA's pow: glibc's powf (libmvec's differs)."""
+        return self.libm("powf", x, y)
+
     def _one_minus_square_root(self, x: str) -> str:
         """sqrt((1 - x)(1 + x))."""
         product = self.op("fmul", self.op("fsub", self.k(1), x), self.op("fadd", x, self.k(1)))
