@@ -3,8 +3,11 @@ own code, or glibc's sinf/cosf, emulated by primitives/xla_math.py and emitted b
 backend/tier1/xla_math.py): eager, under jit on tier 0 and under jit on tier 1, compared with
 values recorded from JAX 0.10.2 (tests/oracle/record_transcendentals.py); float16 and bfloat16
 eagerly; exp and log of short vectors alone (partly the C library's); and the native kernels
-give the NumPy emulation's bits over a million inputs."""
+give the NumPy emulation's bits over a million inputs.  The same for erf, erfc, rsqrt, atan
+(over array shapes too), pow, lgamma, digamma, asinh and acosh from
+tests/oracle/record_special_transcendentals.py."""
 import os
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -22,8 +25,6 @@ NAMES = ("exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "tanh", "logis
          "cos", "sinh", "cosh", "asin", "acos", "asinh", "acosh", "atanh")
 _JNP = {"logistic": pyjax.nn.sigmoid, "asin": jnp.arcsin, "acos": jnp.arccos,
         "asinh": jnp.arcsinh, "acosh": jnp.arccosh, "atanh": jnp.arctanh}
-#: jnp.log2 divides by log(2) eagerly; JAX's jit (which XLA simplifies) multiplies by 1/log(2)
-EAGER_XFAIL = {"log2": "eager jnp.log2 divides by log(2) (JAX's XLA multiplies by 1/log(2))"}
 needs_tier1 = pytest.mark.skipif(tier1.reason() is not None,
                                  reason=f"tier 1 does not run here: {tier1.reason()}")
 
@@ -50,8 +51,6 @@ def _assert_bits(got: np.ndarray, want_bits: np.ndarray, x: np.ndarray) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_eager_float32(name):
-    if name in EAGER_XFAIL:
-        pytest.xfail(EAGER_XFAIL[name])
     x, want = _recorded(name)
     _assert_bits(_fn(name)(x), want, x)  # the NumPy emulation, or the kernel once compiled
     engine.wait()
@@ -82,13 +81,11 @@ def test_jit_float32(name, native_kernel, monkeypatch):
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 @pytest.mark.parametrize("name", NAMES)
 def test_eager_half(name, dtype):
-    if name in EAGER_XFAIL and dtype == "float16":
-        pytest.xfail(EAGER_XFAIL[name])
     x, want = _recorded(name, dtype)
     got = np.asarray(_fn(name)(x))
-    if name == "log10" and dtype == "float16":
-        # eager jnp.log10 runs log alone, whose float16 NaNs are the C library's in JAX (fused
-        # in JAX's log10, XLA's): only the NaNs' bits differ
+    if name in ("log2", "log10") and dtype == "float16":
+        # eager jnp.log2/log10 run log alone, whose float16 NaNs are the C library's in JAX
+        # (fused in JAX's log2/log10, XLA's): only the NaNs' bits differ
         nan = np.isnan(got.astype(np.float32))
         assert (nan == np.isnan(want.view(np.float16).astype(np.float32))).all()
         got, want, x = got[~nan], want[~nan], x[~nan]
@@ -119,7 +116,7 @@ def test_short_vectors_fused_are_xla_code():
 # ---------------------------------------------------------------------------------------------
 
 KERNELS = ("exp", "logistic", "tanh", "expm1", "log", "log1p", "sin", "cos", "sinh", "cosh",
-           "asin", "acos", "asinh", "acosh", "atanh")
+           "asin", "acos", "asinh", "acosh", "atanh", "erf", "erfc", "rsqrt", "atan_scalar")
 
 
 def _million() -> np.ndarray:
@@ -146,3 +143,135 @@ def test_native_bits_equal_numpy(name):
     assert got is not None
     want = fp_mode.run_flushing(getattr(xla_math, f"_{name}_f32"), x)
     _assert_bits(got, want.view(np.uint32), x)
+
+
+# ---------------------------------------------------------------------------------------------
+# erf, erfc, rsqrt, atan, pow, lgamma, digamma, asinh, acosh
+# (tests/oracle/record_special_transcendentals.py)
+# ---------------------------------------------------------------------------------------------
+
+SPECIAL = np.load(os.path.join(os.path.dirname(__file__), "data", "special_transcendentals.npz"))
+SPECIAL_NAMES = ("erf", "erfc", "rsqrt", "atan", "pow", "asinh", "acosh")
+_SPECIAL_FN = {"erf": pyjax.lax.erf, "erfc": pyjax.lax.erfc, "rsqrt": pyjax.lax.rsqrt,
+               "atan": jnp.arctan, "pow": lambda x: jnp.power(x, x.dtype.type(1.7)),
+               "lgamma": pyjax.lax.lgamma, "digamma": pyjax.lax.digamma,
+               "asinh": jnp.arcsinh, "acosh": jnp.arccosh}
+
+
+def _special(name: str, dtype: str = "") -> tuple[np.ndarray, np.ndarray]:
+    key = f"{name}/{dtype + '/' if dtype else ''}"
+    view = {"": np.float32, "float16": np.float16, "bfloat16": ml_dtypes.bfloat16}[dtype]
+    return SPECIAL[key + "x"].view(view), SPECIAL[key + "y"]
+
+
+def _same_estimates(name: str) -> None:
+    """Skip rsqrt where this processor's rsqrtss differs from the recording one's (XLA's
+    rsqrt refines that estimate: JAX's results differ between processor makers too)."""
+    if name != "rsqrt":
+        return
+    x = SPECIAL["rsqrt/estimate/x"].view(np.float32)
+    mine = xla_math._rsqrt_estimate(x)
+    if mine is None or (mine.view(np.uint32) != SPECIAL["rsqrt/estimate/y"]).any():
+        pytest.skip("this processor's rsqrtss estimates differ from the recording one's")
+
+
+def _nan_signs_cleared(name: str, got: Any, want: np.ndarray, x: np.ndarray) -> tuple:
+    """erfc of a NaN is the NaN with its sign cleared or kept, by its lane in JAX (XLA's
+    vector code orders the operands of its steps differently): compare magnitudes there."""
+    got = np.array(got)
+    if name != "erfc":
+        return got, want
+    nan = np.isnan(np.asarray(x, np.float32))
+    bits, want = got.view(want.dtype), want.copy()
+    sign = want.dtype.type(1 << (8 * want.itemsize - 1))
+    bits[nan] &= ~sign
+    want[nan] &= ~sign
+    return got, want
+
+
+@pytest.mark.parametrize("name", SPECIAL_NAMES)
+def test_special_eager_float32(name):
+    _same_estimates(name)
+    x, want = _special(name)
+    fn = _SPECIAL_FN[name]
+    _assert_bits(*_nan_signs_cleared(name, fn(x), want, x), x)  # NumPy's, or the kernel's
+    engine.wait()
+    _assert_bits(*_nan_signs_cleared(name, fn(x), want, x), x)
+
+
+@pytest.mark.parametrize("native_kernel", [False, True], ids=["tier0", "tier1"])
+@pytest.mark.parametrize("name", SPECIAL_NAMES)
+def test_special_jit_float32(name, native_kernel, monkeypatch):
+    """Under jit; atan stays in tier 0 (its code depends on the array's shape)."""
+    if native_kernel and tier1.reason() is not None:
+        pytest.skip(f"tier 1 does not run here: {tier1.reason()}")
+    _same_estimates(name)
+    x, want = _special(name)
+    pyjax.clear_caches()
+    monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1)
+    monkeypatch.setattr(tier1, "ENABLED", native_kernel)
+    try:
+        pyjax.config.update("jax_compile_sync", True)
+        f = pyjax.jit(_SPECIAL_FN[name])
+        got = f(x)
+        kernels = f.lower(x).compile()._run.kernels.values()
+        expect = native_kernel and name != "atan"
+        assert any(isinstance(k, tier1.Kernel) for k in kernels) == expect
+    finally:
+        pyjax.config.update("jax_compile_sync", False)
+        pyjax.clear_caches()
+    _assert_bits(*_nan_signs_cleared(name, got, want, x), x)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", SPECIAL_NAMES)
+def test_special_eager_half(name, dtype):
+    _same_estimates(name)
+    x, want = _special(name, dtype)
+    _assert_bits(*_nan_signs_cleared(name, _SPECIAL_FN[name](x), want, x), x)
+
+
+@pytest.mark.parametrize("native_kernel", [None, False, True], ids=["eager", "tier0", "tier1"])
+def test_pow_of_pairs(native_kernel, monkeypatch):
+    """x ** y elementwise: glibc's powf, as XLA calls it (tier 1 too, not libmvec's)."""
+    if native_kernel and tier1.reason() is not None:
+        pytest.skip(f"tier 1 does not run here: {tier1.reason()}")
+    x, y = SPECIAL["pow2/x"].view(np.float32), SPECIAL["pow2/y"].view(np.float32)
+    if native_kernel is None:
+        got = jnp.power(x, y)
+    else:
+        pyjax.clear_caches()
+        monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1)
+        monkeypatch.setattr(tier1, "ENABLED", native_kernel)
+        try:
+            pyjax.config.update("jax_compile_sync", True)
+            got = pyjax.jit(jnp.power)(x, y)
+        finally:
+            pyjax.config.update("jax_compile_sync", False)
+            pyjax.clear_caches()
+    _assert_bits(got, SPECIAL["pow2/z"], x)
+
+
+def _shape_input(shape: tuple) -> np.ndarray:
+    """record_special_transcendentals.shape_input: values in [-3, 3) from integer arithmetic."""
+    i = np.arange(int(np.prod(shape)), dtype=np.uint64)
+    bits = (i * np.uint64(2654435761) + np.uint64(12345)) % np.uint64(1 << 32)
+    return (bits.astype(np.float64) / 2.0 ** 32 * 6 - 3).astype(np.float32).reshape(shape)
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+def test_atan_by_shape(jit, monkeypatch):
+    """JAX's float32 atan is glibc's atanf on the lanes LLVM vectorises and XLA's own rational
+    function in scalar loops: which ones depends on the array's shape (and, past 2^16
+    elements, on the threads XLA splits the loop over: the recording machine's here)."""
+    monkeypatch.setattr(xla_math, "_threads", lambda: int(SPECIAL["atan/threads"]))
+    fn = pyjax.jit(jnp.arctan) if jit else jnp.arctan
+    i = 0
+    while f"atan/shapes/{i}/y" in SPECIAL:
+        shape = tuple(int(n) for n in SPECIAL[f"atan/shapes/{i}/shape"])
+        x = _shape_input(shape)
+        got = np.asarray(fn(x))
+        assert got.shape == shape
+        _assert_bits(got.ravel(), SPECIAL[f"atan/shapes/{i}/y"].ravel(), x.ravel())
+        i += 1
+    assert i >= 20
