@@ -149,6 +149,14 @@ def test_an_array_passed_twice_has_its_own_plan():
     for _ in range(3):
         assert jnp.concatenate([a, a]).tolist() == [0, 1, 2, 0, 1, 2]
         assert jnp.concatenate([a, b]).tolist() == [0, 1, 2, 1, 1, 1]
+    c = jnp.asarray(np.array([True, False, True]))
+    for _ in range(3):  # three operands (compared pairwise), and more
+        for x, y in ((a, b), (a, a), (b, b)):
+            assert jnp.where(c, x, y).tolist() == np.where(c, x, y).tolist()
+        assert jnp.where(c, c, a).tolist() == [1, 1, 1]
+        for parts in ([a, b, a, b], [a, b, b, a], [b, a, b, b], [a, b, a, a]):
+            want = np.concatenate([np.asarray(p) for p in parts]).tolist()
+            assert jnp.concatenate(parts).tolist() == want
 
 
 def test_value_dependent_functions_stay_unplanned():

@@ -298,7 +298,14 @@ def _signature(value: Any, key: list, arrays: list) -> bool:
         return True
     if t is tuple or t is list:
         key += (t, len(value))
-        return all(_signature(v, key, arrays) for v in value)
+        for v in value:
+            if type(v) is ArrayImpl:  # (inlined: stack([x, y]))
+                buf = v._buf
+                key += (buf.shape, buf.dtype, v._weak)
+                arrays.append(v)
+            elif not _signature(v, key, arrays):
+                return False
+        return True
     if (t in STATIC_TYPES or isinstance(value, (type, np.dtype))  # (a dtype's class is
             or t is FunctionType):                                   # np.dtypes.Float32DType)
         key += (t, value)  # (functions: a lax op passed as an argument, by identity)
@@ -357,9 +364,8 @@ def call(fun: Callable, args: tuple, kwargs: dict) -> Any:
                     key.append(name)
                     if not _signature(a, key, arrays):
                         return fun(*args, **kwargs)
-        n = len(arrays)
-        if n > 1 and (arrays[0] is arrays[1] if n == 2 else len(set(map(id, arrays))) < n):
-            ids = [id(a) for a in arrays]  # one Array passed twice: its plan differs
+        if len(arrays) > 1 and _passed_twice(arrays):  # one Array twice: its plan differs
+            ids = [id(a) for a in arrays]
             key.append(tuple(ids.index(i) for i in ids))
         key += (context, mesh)
         key_t = tuple(key)
@@ -379,6 +385,16 @@ def call(fun: Callable, args: tuple, kwargs: dict) -> Any:
     if plan is None:  # known not to be plannable
         return fun(*args, **kwargs)
     return _record(fun, args, kwargs, arrays, key_t)
+
+
+def _passed_twice(arrays: list) -> bool:
+    """Whether some Array is in `arrays` twice (up to three compared pairwise, not in a set)."""
+    if len(arrays) == 2:
+        return arrays[0] is arrays[1]
+    if len(arrays) == 3:
+        a, b, c = arrays
+        return a is b or a is c or b is c
+    return len(set(map(id, arrays))) < len(arrays)
 
 
 def _record(fun: Callable, args: tuple, kwargs: dict, arrays: Sequence, key: tuple) -> Any:

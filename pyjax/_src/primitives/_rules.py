@@ -118,7 +118,8 @@ def fast_eager(kinds: tuple, weak_rule: Callable[[bool], bool] | None = None,
                 if kernel is False:
                     return apply_primitive(prim, args, params)
                 if yb.dtype == dtype and (xb.shape == yb.shape or not yb.shape or not xb.shape):
-                    out = (kernel or prim.impl)(xb, yb, **params)
+                    kernel = kernel or prim.impl  # (no **{}: a ufunc's vectorcall)
+                    out = kernel(xb, yb, **params) if params else kernel(xb, yb)
                     if type(out) is not np.ndarray:
                         out = np.asarray(out)
                     weak = x._weak and y._weak
