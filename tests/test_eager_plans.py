@@ -473,3 +473,68 @@ def test_specialised_impls_without_numpys_array_results(monkeypatch):
     _check_planned(monkeypatch, divide, [(None, _filled((), np.float32, shift=s),
                                           _filled((), np.float32, shift=s + 1))
                                          for s in range(4)])
+
+
+def test_plans_fuse_keepdims_and_guard_broadcasts(monkeypatch):
+    """A reduction only reshaped to keepdims' shape is one step; reductions that fold
+    broadcast operands take `run` for them (a plan recorded on a dense operand, then given a
+    broadcast one of the same type: the unplanned bits, sum's copies times the total)."""
+    pyjax.clear_caches()
+    a = _filled((3, 4), np.float32, IN_RANGE)
+    for _ in range(3):
+        jnp.sum(a, axis=1, keepdims=True)
+    source, = eager_plans.plans_of(jnp.sum)
+    assert source.count(" = f") == 1 and "_keepdims(a0) if 0 not in a0.strides" in source
+    dense = [(_filled((1000,), np.float32, [0.1, 0.3, -0.7], shift=s),) for s in range(2)]
+    broadcast = [(jnp.full((1000,), np.float32(v)),) for v in (0.1, -0.3)]
+    for fn in (REDUCTIONS["sum"], REDUCTIONS["sum_keepdims"], REDUCTIONS["max"],
+               REDUCTIONS["mean"]):
+        _check_planned(monkeypatch, fn, dense + broadcast + dense)
+
+
+def test_plans_switch_numpy_errors_off_around_quiet_impls(monkeypatch):
+    """A division in a plan warns as little as unplanned (NumPy's errors off around it), and
+    the error state is restored after it, even when the user's raises."""
+    x = jnp.asarray(np.array([1.0, 0.0, np.inf], np.float32))
+    y = jnp.asarray(np.array([0.0, 0.0, np.inf], np.float32))
+    divide = eager_plans.planned(lambda x, y: jnp.divide(x, y))
+    with np.errstate(all="raise"):
+        for _ in range(3):
+            out = divide(x, y)
+        with pytest.raises(FloatingPointError):
+            np.float32(1) / np.float32(0)
+    assert np.asarray(out).tolist()[0] == np.inf
+    assert any(callable(p) for p in eager_plans._plans.values())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, BF16, np.int32, np.int8, np.uint8,
+                                   np.bool_], ids=lambda d: np.dtype(d).name)
+def test_array_scalar_operators_repeat_the_general_promotion(monkeypatch, dtype):
+    """`x op scalar` converts each scalar once per (value, sign, dtype, x64) and skips its
+    checks after: repeated calls give what the lattice gives, errors included."""
+    from pyjax._src.numpy import util
+    x = _filled((6,), dtype, IN_RANGE)
+    scalars = [0, 1, -3, 2 ** 31 - 1, -2 ** 31, 2 ** 31, 0.0, -0.0, 1.5, -2.5, np.nan, 1e30,
+               1 + 2 ** -11 + 2 ** -40, 2j, True]
+    ops = [lambda x, s: x > s, lambda x, s: s < x, lambda x, s: x + s, lambda x, s: s * x,
+           lambda x, s: x == s]
+
+    def outcome(fn, s):
+        try:
+            return fn(x, s)
+        except (TypeError, OverflowError) as e:
+            return type(e)
+
+    for x64 in (False, True):
+        with pyjax.enable_x64(x64):
+            for fn in ops:
+                for s in scalars:
+                    got = [outcome(fn, s) for _ in range(3)]
+                    with monkeypatch.context() as m:
+                        m.setattr(util, "_array_and_scalar", lambda x, y: None)
+                        want = outcome(fn, s)
+                    for g in got:
+                        if isinstance(want, type):
+                            assert g is want
+                        else:
+                            _same(g, want)

@@ -23,7 +23,11 @@ from pyjax._src.numpy import util
 
 
 def _accepts(other: Any) -> bool:
-    return type(other) is ArrayImpl or util.is_arraylike(other)
+    return type(other) in _OPERANDS or util.is_arraylike(other)
+
+
+#: operand types accepted without a call (`x > 0`, `x + y`)
+_OPERANDS = frozenset((ArrayImpl, int, float))
 
 
 def _forward(fn: Callable) -> Callable:

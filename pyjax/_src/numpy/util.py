@@ -77,26 +77,33 @@ def _array_and_scalar(x: Any, y: Any) -> list[Any] | None:
         arr, scalar, first = y, x, False
     else:
         return None
-    dtype = arr._buf.dtype
     kind = type(scalar)
-    if arr._weak or kind not in _ABSORBED.get(dtype.kind, ()):
+    if arr._weak or kind not in _PY_NUMBERS:
         return None  # weak arrays promote through the lattice
+    dtype = arr._buf.dtype
     x64 = config.x64
+    eager = trace_state.trace is None
+    if eager:  # `x > 0` converts the same scalar over and over: its checks passed before
+        key = (kind, scalar, math.copysign(1.0, scalar.real), dtype, x64)
+        converted = _SCALAR_OPERANDS.get(key)
+        if converted is not None:
+            return [arr, converted] if first else [converted, arr]
+    if kind not in _ABSORBED.get(dtype.kind, ()):
+        return None  # (a float into an int array: the lattice)
     if not x64 and dtype in _X64_ONLY:
         return None  # an array made under x64: canonicalised on the general path
     if kind is int and not -2 ** 31 <= scalar < 2 ** 31:
         return None  # range checks (OverflowError) live on the general path
-    if trace_state.trace is None:  # eager: `x > 0` converts the same scalar over and over
-        key = (kind, scalar, math.copysign(1.0, scalar.real), dtype, x64)
-        converted = _SCALAR_OPERANDS.get(key)
-        if converted is None:
-            if len(_SCALAR_OPERANDS) >= 256:
-                _SCALAR_OPERANDS.clear()
-            converted = _SCALAR_OPERANDS[key] = ArrayImpl(
-                scalar_buffer(scalar)[0].astype(dtype), False)
-    else:  # made while tracing: a literal (see ArrayImpl.made_in_trace)
-        converted = ArrayImpl(scalar_buffer(scalar)[0].astype(dtype), False)
+    # (made while tracing: a literal, see ArrayImpl.made_in_trace)
+    converted = ArrayImpl(scalar_buffer(scalar)[0].astype(dtype), False)
+    if eager:
+        if len(_SCALAR_OPERANDS) >= 256:
+            _SCALAR_OPERANDS.clear()
+        _SCALAR_OPERANDS[key] = converted
     return [arr, converted] if first else [converted, arr]
+
+
+_PY_NUMBERS = frozenset((int, float, complex))
 
 
 #: (scalar's type, value, sign, array dtype, x64) -> the scalar as a strong Array of that
