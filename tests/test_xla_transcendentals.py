@@ -151,7 +151,9 @@ def test_native_bits_equal_numpy(name):
 # ---------------------------------------------------------------------------------------------
 
 SPECIAL = np.load(os.path.join(os.path.dirname(__file__), "data", "special_transcendentals.npz"))
-SPECIAL_NAMES = ("erf", "erfc", "rsqrt", "atan", "pow", "asinh", "acosh")
+SPECIAL_NAMES = ("erf", "erfc", "rsqrt", "atan", "pow", "lgamma", "digamma", "asinh", "acosh")
+#: left to tier 0 by tier 1
+TIER0_ONLY = ("atan", "lgamma", "digamma")
 _SPECIAL_FN = {"erf": pyjax.lax.erf, "erfc": pyjax.lax.erfc, "rsqrt": pyjax.lax.rsqrt,
                "atan": jnp.arctan, "pow": lambda x: jnp.power(x, x.dtype.type(1.7)),
                "lgamma": pyjax.lax.lgamma, "digamma": pyjax.lax.digamma,
@@ -202,7 +204,8 @@ def test_special_eager_float32(name):
 @pytest.mark.parametrize("native_kernel", [False, True], ids=["tier0", "tier1"])
 @pytest.mark.parametrize("name", SPECIAL_NAMES)
 def test_special_jit_float32(name, native_kernel, monkeypatch):
-    """Under jit; atan stays in tier 0 (its code depends on the array's shape)."""
+    """Under jit; atan (whose code depends on the array's shape), lgamma and digamma stay in
+    tier 0."""
     if native_kernel and tier1.reason() is not None:
         pytest.skip(f"tier 1 does not run here: {tier1.reason()}")
     _same_estimates(name)
@@ -215,7 +218,7 @@ def test_special_jit_float32(name, native_kernel, monkeypatch):
         f = pyjax.jit(_SPECIAL_FN[name])
         got = f(x)
         kernels = f.lower(x).compile()._run.kernels.values()
-        expect = native_kernel and name != "atan"
+        expect = native_kernel and name not in TIER0_ONLY
         assert any(isinstance(k, tier1.Kernel) for k in kernels) == expect
     finally:
         pyjax.config.update("jax_compile_sync", False)

@@ -4,8 +4,9 @@ lgamma/digamma/polygamma) and small elementwise ops (mulhi, reduce_precision, re
 The impls follow XLA's algorithms step by step in the working dtype (float32 for 16-bit
 inputs, as XLA upcasts them), so values agree with JAX to a few ulps where SciPy's accurate
 answers would differ by hundreds: XLA's series and continued fractions stop at its own
-tolerances, and its lgamma is a Lanczos sum.  float32 log/log1p are XLA's own polynomials
-(`xla_math`); exp, sin, cos and pow are NumPy's (within an ulp of XLA's).
+tolerances, and its lgamma is a Lanczos sum.  float32 log/log1p are XLA's own polynomials and
+sin/cos glibc's sinf/cosf (`xla_math`); exp and pow are NumPy's (within an ulp of XLA's).
+float32 lgamma and digamma are XLA's bit for bit where its loop is vector code.
 """
 from __future__ import annotations
 
@@ -102,8 +103,18 @@ def _lanczos_z(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     w = x.dtype.type
     reflect = x < w(0.5)
     z = np.where(reflect, -x, x - w(1))
-    log_t = w(np.log(_LANCZOS_G + 0.5)) + _log1p(z / w(_LANCZOS_G + 0.5))
+    # XLA's simplifier makes z / (g + 1/2) a product with the reciprocal (in x's dtype)
+    log_t = w(np.log(_LANCZOS_G + 0.5)) + _log1p(z * (w(1) / w(_LANCZOS_G + 0.5)))
     return reflect, z, log_t
+
+
+def _sin(x: np.ndarray) -> np.ndarray:
+    """XLA's sin: glibc's sinf for float32 (xla_math), NumPy's for float64."""
+    return xla_math.sin_f32(x) if x.dtype == _F32 else np.sin(x)
+
+
+def _cos(x: np.ndarray) -> np.ndarray:
+    return xla_math.cos_f32(x) if x.dtype == _F32 else np.cos(x)
 
 
 def lgamma_kernel(x: np.ndarray) -> np.ndarray:
@@ -118,10 +129,18 @@ def lgamma_kernel(x: np.ndarray) -> np.ndarray:
     out = _fma((z + w(0.5)) - t / log_t, log_t, w((np.log(2) + np.log(np.pi)) / 2)) + _log(a)
     frac = np.abs(x) - np.floor(np.abs(x))
     frac = np.where(w(0.5) < frac, w(1) - frac, frac)
-    denom = _log(np.sin(w(np.pi) * frac))
+    denom = _log(_sin(w(np.pi) * frac))
     reflected = np.where(np.isfinite(denom), (w(np.log(np.pi)) - denom) - out, -denom)
     out = np.where(reflect, reflected, out)
-    return np.where(np.isinf(x), w(np.inf), out)
+    return _log_nan(x, np.where(np.isinf(x), w(np.inf), out))
+
+
+def _log_nan(x: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """out, with float32 XLA's NaN for a NaN x: its log's (all bits set), which the sums carry
+    to the result."""
+    if x.dtype != _F32:
+        return out
+    return np.where(np.isnan(x), xla_math._LOG_NAN, out)
 
 
 def digamma_kernel(x: np.ndarray) -> np.ndarray:
@@ -139,10 +158,10 @@ def digamma_kernel(x: np.ndarray) -> np.ndarray:
     out = (log_t + a_prime / a) - w(_LANCZOS_G) / t
     reduced = x + np.abs(np.floor(x + w(0.5)))
     angle = w(np.pi) * reduced
-    reflected = out - (w(np.pi) * np.cos(angle)) / np.sin(angle)
+    reflected = out - (_cos(angle) * w(np.pi)) / _sin(angle)
     out = np.where(reflect, reflected, out)
     pole = (x <= w(0)) & (x == np.floor(x))
-    return np.where(pole, w(np.nan), out)
+    return _log_nan(x, np.where(pole, w(np.nan), out))
 
 
 #: 1 / (2k)! times Bernoulli-number factors of the Euler-Maclaurin tail (XLA's table, as
