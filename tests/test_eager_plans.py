@@ -215,6 +215,22 @@ def test_config_is_part_of_the_key():
         assert jnp.copysign(f, g).shape == (2, 4)
 
 
+def test_process_wide_config_is_part_of_the_key():
+    """config.update changes the number plans key the process-wide options by."""
+    i = jnp.asarray(np.arange(4, dtype=np.int32))
+    previous = pyjax.config.x64
+    try:
+        for _ in range(3):
+            pyjax.config.update("jax_enable_x64", False)
+            assert jnp.sum(i).dtype == np.int32
+            pyjax.config.update("jax_enable_x64", True)
+            assert jnp.sum(i).dtype == np.int64
+            with pyjax.enable_x64(False):  # an override over the updated value
+                assert jnp.sum(i).dtype == np.int32
+    finally:
+        pyjax.config.update("jax_enable_x64", previous)
+
+
 def test_outputs_that_are_operands_or_constants():
     x = jnp.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
     for _ in range(3):

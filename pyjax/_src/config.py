@@ -137,8 +137,10 @@ def _env_options() -> None:
 
 _env_options()
 config_local = _Overrides()
-#: each trace key of the process-wide values seen -> its `Config.global_trace_number`
+#: each trace key of the process-wide values seen -> its `Config.global_trace_number` (drawn
+#: from a counter: threads updating at once never share one)
 _global_trace_numbers: dict = {}
+_next_trace_number = itertools.count()
 
 
 class Config:
@@ -158,7 +160,7 @@ class Config:
         key = tuple(self._global[a] for a in _TRACE_OPTIONS)
         object.__setattr__(self, "_global_trace_key", key)
         object.__setattr__(self, "global_trace_number",
-                           _global_trace_numbers.setdefault(key, len(_global_trace_numbers)))
+                           _global_trace_numbers.setdefault(key, next(_next_trace_number)))
 
     def update(self, name: str, value: Any) -> None:
         """Set option `name` (e.g. "jax_enable_x64") to `value`, for every thread."""

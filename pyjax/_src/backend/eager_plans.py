@@ -215,7 +215,6 @@ class Recorder(Trace):
         run.source = source  # what the plan does, for reading (`plans_of`)
         return out, run
 
-
     def _lines(self, leaves: list) -> list[str]:
         """The plan's body: a line per step (and per result whose type it checks), a
         reduction whose result is only reshaped to keepdims' shape fused with the reshape."""
