@@ -524,9 +524,11 @@ def log2(x: Any, /) -> Any:
         re, im = lax.real(r), lax.imag(r)
         ln2 = lax.log(_constant_like(re, 2))
         return lax.complex(lax.div(re, ln2), lax.div(im, ln2))
+    trace = trace_state.trace
+    if trace is not None and not trace.eager_like:  # staged: JAX's equations (jit simplifies)
+        return lax.div(lax.log(x), lax.log(_constant_like(x, 2)))
     # JAX divides by log(2), which XLA makes a product with its reciprocal (rounded to x's
-    # type; bfloat16 arithmetic is float32's, the reciprocal too): the same product eagerly
-    # as under jit
+    # type; bfloat16 arithmetic is float32's, the reciprocal too): eagerly, that product
     if _dtype(x) == dtypes.bfloat16:
         wide = lax.convert_element_type(lax.log(x), dtypes.float32)
         ln2 = lax.convert_element_type(lax.log(_constant_like(x, 2)), dtypes.float32)
