@@ -278,3 +278,53 @@ def test_atan_by_shape(jit, monkeypatch):
         _assert_bits(got.ravel(), SPECIAL[f"atan/shapes/{i}/y"].ravel(), x.ravel())
         i += 1
     assert i >= 20
+
+
+@pytest.mark.parametrize("native_kernel", [False, True], ids=["tier0", "tier1"])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_division_by_a_root_under_jit(dtype, native_kernel, monkeypatch):
+    """jit computes a / sqrt(b) as a * rsqrt(b) and a / rsqrt(b) as a * sqrt(b), as XLA's
+    simplifier does (even where the root is used again; not for bfloat16, whose division XLA
+    has widened to float32 by then)."""
+    if native_kernel and tier1.reason() is not None:
+        pytest.skip(f"tier 1 does not run here: {tier1.reason()}")
+    _same_estimates("rsqrt")
+    view = {"float32": np.float32, "float16": np.float16, "bfloat16": ml_dtypes.bfloat16}[dtype]
+    a = SPECIAL[f"div_root/{dtype}/a"].view(view)
+    b = SPECIAL[f"div_root/{dtype}/b"].view(view)
+    monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1)
+    monkeypatch.setattr(tier1, "ENABLED", native_kernel)
+    for kind, fn in (("sqrt", lambda a, b: a / jnp.sqrt(b)),
+                     ("rsqrt", lambda a, b: a / pyjax.lax.rsqrt(b)),
+                     ("both", lambda a, b: a / jnp.sqrt(b) + jnp.sqrt(b))):
+        pyjax.clear_caches()
+        try:
+            pyjax.config.update("jax_compile_sync", True)
+            got = np.asarray(pyjax.jit(fn)(a, b))
+        finally:
+            pyjax.config.update("jax_compile_sync", False)
+            pyjax.clear_caches()
+        want = SPECIAL[f"div_root/{dtype}/{kind}"]
+        nan = np.isnan(got.astype(np.float32))  # (NaN payloads aside)
+        assert (nan == np.isnan(want.view(view).astype(np.float32))).all(), kind
+        _assert_bits(got[~nan], want[~nan], a[~nan])
+
+
+@pytest.mark.parametrize("native_kernel", [False, True], ids=["tier0", "tier1"])
+def test_bfloat16_division_by_a_constant_under_jit(native_kernel, monkeypatch):
+    """jit computes bfloat16 x / c as XLA does: x * (1/c) in float32 (its bfloat16 arithmetic
+    is widened before it simplifies), rounded to bfloat16 once."""
+    if native_kernel and tier1.reason() is not None:
+        pytest.skip(f"tier 1 does not run here: {tier1.reason()}")
+    x = SPECIAL["div_const/x"].view(ml_dtypes.bfloat16)
+    monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1)
+    monkeypatch.setattr(tier1, "ENABLED", native_kernel)
+    for c in (3.0, 7.0, 0.1, 1e-3, 10.0, 0.7):
+        pyjax.clear_caches()
+        try:
+            pyjax.config.update("jax_compile_sync", True)
+            got = pyjax.jit(lambda a, c=c: a / c)(x)
+        finally:
+            pyjax.config.update("jax_compile_sync", False)
+            pyjax.clear_caches()
+        _assert_bits(got, SPECIAL[f"div_const/{c!r}"], x)

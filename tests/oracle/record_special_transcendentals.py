@@ -12,7 +12,9 @@ pairs.  atan's code depends on the array's shape (glibc's atanf on vector lanes,
 function in scalar loops): "atan/shapes" holds arrays of several shapes.  rsqrt starts from
 the processor's estimate (rsqrtss, which differs between processor makers): "rsqrt/estimate"
 holds this processor's estimates of a few inputs, so the test knows whether it runs on a
-processor that estimates as the recording one did.
+processor that estimates as the recording one did.  "div_root": a / sqrt(b) and a / rsqrt(b)
+under jit (XLA's simplifier swaps the root for the other one and multiplies); "div_const":
+bfloat16 x / c under jit (a float32 product with the float32 reciprocal).
 """
 
 import ctypes
@@ -45,6 +47,8 @@ ATAN_SHAPES = ((1,), (2,), (7,), (49,), (50,), (53,), (64,), (1001,), (65537,),
 #: the estimates recorded for rsqrt: a few mantissas at two exponents
 ESTIMATE_INPUTS = np.concatenate([np.linspace(1, 4, 61, dtype=np.float32),
                                   np.float32([3e-5, 7e20, 1.2345])])
+#: constants bfloat16 arrays are divided by under jit ("div_const")
+DIVISORS = (3.0, 7.0, 0.1, 1e-3, 10.0, 0.7)
 #: out[i] = rsqrtss(x[i]) (pyjax/_src/primitives/xla_math.py's _RSQRTSS_LOOP)
 RSQRTSS_LOOP = bytes.fromhex("4885d27419f30f1007f30f52c0f30f11064883c7044883c60448ffca75e7c3")
 
@@ -129,6 +133,26 @@ def main():
             record[f"atan/shapes/{i}/shape"] = np.array(shape, np.int64)
             record[f"atan/shapes/{i}/y"] = np.asarray(jnp.arctan(x)).view(np.uint32)
         record["atan/threads"] = np.array(len(os.sched_getaffinity(0)))  # XLA splits by them
+        # under jit XLA computes a / sqrt(b) as a * rsqrt(b), a / rsqrt(b) as a * sqrt(b)
+        numerator = rng.uniform(-3, 3, 4000)
+        radicand = np.concatenate([rng.uniform(0, 9, 3992), [0, -1, np.inf, np.nan, 1e-40,
+                                                             2.0 ** -126, 1e30, 3e38]])
+        for dtype in (np.float32, np.float16, ml_dtypes.bfloat16):
+            label = np.dtype(dtype).name
+            a, b = numerator.astype(dtype), radicand.astype(dtype)
+            bits = f"u{np.dtype(dtype).itemsize}"
+            record[f"div_root/{label}/a"] = a.view(bits)
+            record[f"div_root/{label}/b"] = b.view(bits)
+            for kind, fn in (("sqrt", lambda a, b: a / jnp.sqrt(b)),
+                             ("rsqrt", lambda a, b: a / jax.lax.rsqrt(b)),
+                             ("both", lambda a, b: a / jnp.sqrt(b) + jnp.sqrt(b))):
+                record[f"div_root/{label}/{kind}"] = np.asarray(jax.jit(fn)(a, b)).view(bits)
+        # bfloat16 x / c under jit: x * (1/c) in float32, rounded once (XLA widens first)
+        x = rng.uniform(-100, 100, 4000).astype(ml_dtypes.bfloat16)
+        record["div_const/x"] = x.view(np.uint16)
+        for c in DIVISORS:
+            record[f"div_const/{c!r}"] = np.asarray(jax.jit(lambda a, c=c: a / c)(x)).view(
+                np.uint16)
         record["rsqrt/estimate/x"] = ESTIMATE_INPUTS.view(np.uint32)
         record["rsqrt/estimate/y"] = rsqrt_estimates(ESTIMATE_INPUTS).view(np.uint32)
     np.savez_compressed(OUT, **record)

@@ -50,8 +50,11 @@ def _log_rule(eqn: Eqn, producers: dict, uses: dict, consts: dict) -> Rewrite:
 
 
 def _div_rule(eqn: Eqn, producers: dict, uses: dict, consts: dict) -> Rewrite:
-    """x / c -> x * (1/c) for a constant floating-point or complex c."""
-    from pyjax._src.primitives.elementwise import mul_p
+    """x / c -> x * (1/c) for a constant floating-point or complex c (bfloat16: in float32);
+    x / sqrt(y) -> x * rsqrt(y) and x / rsqrt(y) -> x * sqrt(y) for real floats (not
+    bfloat16, whose division XLA has already widened to float32 around the root), as XLA
+    rewrites them whatever else reads the root."""
+    from pyjax._src.primitives.elementwise import mul_p, rsqrt_p, sqrt_p
     divisor = eqn.invars[1]
     dtype = eqn.outvars[0].aval.dtype
     if not dtypes.is_inexact(dtype):
@@ -61,15 +64,36 @@ def _div_rule(eqn: Eqn, producers: dict, uses: dict, consts: dict) -> Rewrite:
     elif divisor in consts:
         value = consts[divisor]
     else:
-        return None
+        root = producers.get(divisor)
+        if (root is None or root.primitive.name not in ("sqrt", "rsqrt")
+                or not dtypes.is_float(dtype) or dtype == dtypes.bfloat16):
+            return None
+        other = rsqrt_p if root.primitive.name == "sqrt" else sqrt_p
+        inverse = Var(divisor.aval)
+        return [Eqn(other, list(root.invars), [inverse], dict(root.params)),
+                Eqn(mul_p, [eqn.invars[0], inverse], eqn.outvars, {})], eqn.outvars[0]
+    # XLA widens bfloat16 arithmetic to float32 before it simplifies: the reciprocal and the
+    # product are float32's, rounded to bfloat16 once
+    wide = np.dtype(dtypes.float32) if dtype == dtypes.bfloat16 else dtype
     with ignore_fp_errors():
-        reciprocal = np.asarray(np.asarray(1, dtype) / np.asarray(value, dtype), dtype)
+        reciprocal = np.asarray(np.asarray(1, wide) / np.asarray(value, dtype).astype(wide),
+                                wide)
     if reciprocal.ndim == 0:
-        atom = Literal(reciprocal, ShapedArray((), dtype, False))
+        atom = Literal(reciprocal, ShapedArray((), wide, False))
     else:
-        atom = Var(ShapedArray(reciprocal.shape, dtype, False))
+        atom = Var(ShapedArray(reciprocal.shape, wide, False))
         consts[atom] = reciprocal
-    return [Eqn(mul_p, [eqn.invars[0], atom], eqn.outvars, {})], eqn.outvars[0]
+    if wide == dtype:
+        return [Eqn(mul_p, [eqn.invars[0], atom], eqn.outvars, {})], eqn.outvars[0]
+    from pyjax._src.primitives.elementwise import convert_element_type_p
+    out = eqn.outvars[0]
+    x = eqn.invars[0]
+    widened = Var(ShapedArray(x.aval.shape, wide, False))
+    product = Var(ShapedArray(out.aval.shape, wide, False))
+    return [Eqn(convert_element_type_p, [x], [widened], {"new_dtype": wide, "weak_type": False}),
+            Eqn(mul_p, [widened, atom], [product], {}),
+            Eqn(convert_element_type_p, [product], [out],
+                {"new_dtype": dtype, "weak_type": out.aval.weak_type})], out
 
 
 def _scalar_literal(atom: Any) -> bool:
