@@ -280,12 +280,17 @@ def test_atan_by_shape(jit, monkeypatch):
     assert i >= 20
 
 
+def _shared_root(a, b):
+    root = jnp.sqrt(b)
+    return a / root + root
+
+
 @pytest.mark.parametrize("native_kernel", [False, True], ids=["tier0", "tier1"])
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
 def test_division_by_a_root_under_jit(dtype, native_kernel, monkeypatch):
     """jit computes a / sqrt(b) as a * rsqrt(b) and a / rsqrt(b) as a * sqrt(b), as XLA's
-    simplifier does (even where the root is used again; not for bfloat16, whose division XLA
-    has widened to float32 by then)."""
+    simplifier does where nothing else reads the root (two jnp.sqrt(b) are two roots; not for
+    bfloat16, whose division XLA has widened to float32 by then)."""
     if native_kernel and tier1.reason() is not None:
         pytest.skip(f"tier 1 does not run here: {tier1.reason()}")
     _same_estimates("rsqrt")
@@ -296,7 +301,8 @@ def test_division_by_a_root_under_jit(dtype, native_kernel, monkeypatch):
     monkeypatch.setattr(tier1, "ENABLED", native_kernel)
     for kind, fn in (("sqrt", lambda a, b: a / jnp.sqrt(b)),
                      ("rsqrt", lambda a, b: a / pyjax.lax.rsqrt(b)),
-                     ("both", lambda a, b: a / jnp.sqrt(b) + jnp.sqrt(b))):
+                     ("both", lambda a, b: a / jnp.sqrt(b) + jnp.sqrt(b)),
+                     ("shared", _shared_root)):
         pyjax.clear_caches()
         try:
             pyjax.config.update("jax_compile_sync", True)

@@ -84,6 +84,13 @@ def shape_input(shape: tuple) -> np.ndarray:
     return (bits.astype(np.float64) / 2.0 ** 32 * 6 - 3).astype(np.float32).reshape(shape)
 
 
+def _shared_root(a, b):
+    """a / sqrt(b) where the root is read again (XLA keeps that division)."""
+    import jax.numpy as jnp
+    root = jnp.sqrt(b)
+    return a / root + root
+
+
 def function(jax, name: str):
     import jax.numpy as jnp
     from jax import lax
@@ -145,7 +152,8 @@ def main():
             record[f"div_root/{label}/b"] = b.view(bits)
             for kind, fn in (("sqrt", lambda a, b: a / jnp.sqrt(b)),
                              ("rsqrt", lambda a, b: a / jax.lax.rsqrt(b)),
-                             ("both", lambda a, b: a / jnp.sqrt(b) + jnp.sqrt(b))):
+                             ("both", lambda a, b: a / jnp.sqrt(b) + jnp.sqrt(b)),
+                             ("shared", _shared_root)):
                 record[f"div_root/{label}/{kind}"] = np.asarray(jax.jit(fn)(a, b)).view(bits)
         # bfloat16 x / c under jit: x * (1/c) in float32, rounded once (XLA widens first)
         x = rng.uniform(-100, 100, 4000).astype(ml_dtypes.bfloat16)

@@ -51,9 +51,9 @@ def _log_rule(eqn: Eqn, producers: dict, uses: dict, consts: dict) -> Rewrite:
 
 def _div_rule(eqn: Eqn, producers: dict, uses: dict, consts: dict) -> Rewrite:
     """x / c -> x * (1/c) for a constant floating-point or complex c (bfloat16: in float32);
-    x / sqrt(y) -> x * rsqrt(y) and x / rsqrt(y) -> x * sqrt(y) for real floats (not
-    bfloat16, whose division XLA has already widened to float32 around the root), as XLA
-    rewrites them whatever else reads the root."""
+    x / sqrt(y) -> x * rsqrt(y) and x / rsqrt(y) -> x * sqrt(y) for real floats where
+    nothing else reads the root (not bfloat16, whose division XLA has already widened to
+    float32 around the root), as XLA rewrites them."""
     from pyjax._src.primitives.elementwise import mul_p, rsqrt_p, sqrt_p
     divisor = eqn.invars[1]
     dtype = eqn.outvars[0].aval.dtype
@@ -65,7 +65,7 @@ def _div_rule(eqn: Eqn, producers: dict, uses: dict, consts: dict) -> Rewrite:
         value = consts[divisor]
     else:
         root = producers.get(divisor)
-        if (root is None or root.primitive.name not in ("sqrt", "rsqrt")
+        if (root is None or root.primitive.name not in ("sqrt", "rsqrt") or uses[divisor] != 1
                 or not dtypes.is_float(dtype) or dtype == dtypes.bfloat16):
             return None
         other = rsqrt_p if root.primitive.name == "sqrt" else sqrt_p
