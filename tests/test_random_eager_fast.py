@@ -41,24 +41,26 @@ def _x64_for(dtype_name):
 
 
 @contextlib.contextmanager
-def jit_path():
-    """The samplers with the fast path declining every call."""
-    saved = fast.normal, fast.uniform
-    fast.normal = fast.uniform = lambda *args: None
+def declining(module, *names):
+    """`module`'s fast paths `names` declining every call: the ordinary path runs."""
+    saved = [getattr(module, n) for n in names]
+    for n in names:
+        setattr(module, n, lambda *args: None)
     try:
         yield
     finally:
-        fast.normal, fast.uniform = saved
+        for n, fn in zip(names, saved):
+            setattr(module, n, fn)
 
 
 class Spy:
-    """Counts the calls the fast path answered."""
+    """Counts the calls `module`'s fast paths `names` answered."""
 
-    def __init__(self):
-        self.answered = 0
+    def __init__(self, module=fast, names=("normal", "uniform")):
+        self.module, self.names, self.answered = module, names, 0
 
     def __enter__(self):
-        self.saved = fast.normal, fast.uniform
+        self.saved = [getattr(self.module, n) for n in self.names]
 
         def spied(fn):
             def call(*args):
@@ -66,11 +68,18 @@ class Spy:
                 self.answered += out is not None
                 return out
             return call
-        fast.normal, fast.uniform = spied(fast.normal), spied(fast.uniform)
+        for n, fn in zip(self.names, self.saved):
+            setattr(self.module, n, spied(fn))
         return self
 
     def __exit__(self, *exc):
-        fast.normal, fast.uniform = self.saved
+        for n, fn in zip(self.names, self.saved):
+            setattr(self.module, n, fn)
+
+
+def jit_path():
+    """The samplers with the fast path declining every call."""
+    return declining(fast, "normal", "uniform")
 
 
 def assert_same(got, want):
@@ -456,35 +465,14 @@ def test_normal_kernel():
 # split and fold_in (fast_keys.py)
 # ---------------------------------------------------------------------------------------------
 
-@contextlib.contextmanager
 def ordinary_keys_path():
     """split and fold_in with their fast path declining every call."""
-    saved = fast_keys.split, fast_keys.fold_in
-    fast_keys.split = fast_keys.fold_in = lambda *args: None
-    try:
-        yield
-    finally:
-        fast_keys.split, fast_keys.fold_in = saved
+    return declining(fast_keys, "split", "fold_in")
 
 
-class KeysSpy:
+def KeysSpy():  # noqa: N802 - used as the class it stands for
     """Counts the split / fold_in calls the fast path answered."""
-
-    def __enter__(self):
-        self.answered = 0
-        self.saved = fast_keys.split, fast_keys.fold_in
-
-        def spied(fn):
-            def call(*args):
-                out = fn(*args)
-                self.answered += out is not None
-                return out
-            return call
-        fast_keys.split, fast_keys.fold_in = map(spied, self.saved)
-        return self
-
-    def __exit__(self, *exc):
-        fast_keys.split, fast_keys.fold_in = self.saved
+    return Spy(fast_keys, ("split", "fold_in"))
 
 
 def keys_both(fn, *args, expect_fast=True):
