@@ -130,8 +130,8 @@ def _check_same_batch(name: str, ranks: Sequence[int], avals: Sequence[ShapedArr
 def linalg_primitive(name: str, accepted: Sequence[Sequence[str]], ranks: Sequence[int],
                      shape_rule: Callable, dtype_rule: Callable | None, core_impl: Callable,
                      *, multiple_results: bool = False, batching_ok: bool = True,
-                     require_same: bool = True, batched_impl: Callable | None = None
-                     ) -> Primitive:
+                     require_same: bool = True, batched_impl: Callable | None = None,
+                     lapack_layout: bool = False) -> Primitive:
     """A primitive over trailing `ranks`-dimensional cores, batched over the leading axes.
 
     shape_rule(*core_shapes, **params) and dtype_rule(*dtypes, **params) give the core
@@ -155,7 +155,8 @@ def linalg_primitive(name: str, accepted: Sequence[Sequence[str]], ranks: Sequen
     def impl(*xs: np.ndarray, **params: Any) -> Any:
         avals = abstract_eval(*(ShapedArray(x.shape, x.dtype) for x in xs), **params)
         batch = xs[0].shape[:xs[0].ndim - ranks[0]]
-        if not batch:  # one matrix: LAPACK's results as they are (Fortran order, uncopied)
+        if not batch and lapack_layout:  # one matrix: LAPACK's results as they are (Fortran
+            # order, uncopied: LU's factors go to triangular solves, which read that order)
             res = core_impl(*xs, **params)
             outs = [np.broadcast_to(np.asarray(r, a.dtype), a.shape) if np.shape(r) != a.shape
                     else np.asarray(r, a.dtype)
@@ -1186,7 +1187,7 @@ def _swap_rows(x: np.ndarray, flat: np.ndarray, j: int, at_p: np.ndarray) -> Non
 lu_p = linalg_primitive(
     "lu", (_INEXACT,), (2,), lambda s: (s, (min(s),), (s[0],)),
     lambda d: (d, np.dtype(np.int32), np.dtype(np.int32)), _lu_impl, multiple_results=True,
-    batched_impl=_lu_batched)
+    batched_impl=_lu_batched, lapack_layout=True)
 
 
 def lu(x: Any) -> tuple[Any, Any, Any]:
