@@ -23,6 +23,8 @@ import os
 
 import numpy as np
 
+from record_transcendentals import half_inputs, record_each  # (the same directory)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(os.path.dirname(HERE), "data", "special_transcendentals.npz")
 
@@ -71,11 +73,6 @@ def f32_inputs(name: str) -> np.ndarray:
     return x[:x.size - x.size % 8]
 
 
-def half_inputs(dtype, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    return rng.integers(0, 2 ** 16, 2000, dtype=np.uint64).astype(np.uint16).view(dtype)
-
-
 def shape_input(shape: tuple) -> np.ndarray:
     """Values in [-3, 3) for an array of `shape`, from integer arithmetic alone (the test
     makes the same ones; only JAX's results are stored)."""
@@ -117,18 +114,7 @@ def main():
     import ml_dtypes
     record = {}
     with np.errstate(all="ignore"):
-        for name in FUNCTIONS:
-            fn = function(jax, name)
-            x = f32_inputs(name)
-            y = np.asarray(fn(x))
-            assert (np.asarray(jax.jit(fn)(x)).view(np.uint32) == y.view(np.uint32)).all()
-            record[f"{name}/x"] = x.view(np.uint32)
-            record[f"{name}/y"] = y.view(np.uint32)
-            for seed, dtype in enumerate((np.float16, ml_dtypes.bfloat16)):
-                h = half_inputs(dtype, seed)
-                label = np.dtype(dtype).name
-                record[f"{name}/{label}/x"] = h.view(np.uint16)
-                record[f"{name}/{label}/y"] = np.asarray(fn(h)).view(np.uint16)
+        record_each(FUNCTIONS, lambda name: function(jax, name), f32_inputs, record)
         rng = np.random.default_rng(7)
         base = rng.uniform(0, 10, 4000).astype(np.float32)
         exponent = rng.uniform(-8, 8, 4000).astype(np.float32)

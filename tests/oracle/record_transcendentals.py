@@ -85,23 +85,30 @@ def function(jax, name: str):
     return getattr(jax.nn, attr) if attr == "sigmoid" else getattr(jnp, attr)
 
 
-def main():
+def record_each(names, fn_of, f32_inputs_of, record: dict) -> None:
+    """Into `record`: each named function's float32 inputs and JAX's results (eager, checked
+    equal to jit's), and its results on float16/bfloat16 bit patterns, all as raw bits."""
     import jax
     import ml_dtypes
+    for name in names:
+        fn = fn_of(name)
+        x = f32_inputs_of(name)
+        y = np.asarray(fn(x))
+        assert (np.asarray(jax.jit(fn)(x)).view(np.uint32) == y.view(np.uint32)).all()
+        record[f"{name}/x"] = x.view(np.uint32)
+        record[f"{name}/y"] = y.view(np.uint32)
+        for seed, dtype in enumerate((np.float16, ml_dtypes.bfloat16)):
+            h = half_inputs(dtype, seed)
+            label = np.dtype(dtype).name
+            record[f"{name}/{label}/x"] = h.view(np.uint16)
+            record[f"{name}/{label}/y"] = np.asarray(fn(h)).view(np.uint16)
+
+
+def main():
+    import jax
     record = {}
     with np.errstate(all="ignore"):
-        for name in FUNCTIONS:
-            fn = function(jax, name)
-            x = f32_inputs(name)
-            y = np.asarray(fn(x))
-            assert (np.asarray(jax.jit(fn)(x)).view(np.uint32) == y.view(np.uint32)).all()
-            record[f"{name}/x"] = x.view(np.uint32)
-            record[f"{name}/y"] = y.view(np.uint32)
-            for seed, dtype in enumerate((np.float16, ml_dtypes.bfloat16)):
-                h = half_inputs(dtype, seed)
-                label = np.dtype(dtype).name
-                record[f"{name}/{label}/x"] = h.view(np.uint16)
-                record[f"{name}/{label}/y"] = np.asarray(fn(h)).view(np.uint16)
+        record_each(FUNCTIONS, lambda name: function(jax, name), f32_inputs, record)
         for name in ("exp", "log"):
             vectors = lone_inputs(name)
             fn = function(jax, name)
