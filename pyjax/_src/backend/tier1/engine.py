@@ -7,6 +7,7 @@ llvmlite releases the GIL while it optimises and generates code, so Python goes 
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import hashlib
@@ -14,7 +15,7 @@ import os
 import queue
 import threading
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from pyjax._src.backend import fp_mode
 from pyjax._src.backend.tier1 import codegen, disk_cache
@@ -88,13 +89,36 @@ _controls = (ctypes.c_int64 * 2)(1, 1 << 18)
 serial_reason: str | None = None
 
 
+#: how long (in pause instructions) an idle libgomp worker spins before it sleeps.  libgomp's
+#: default, 300000 (several ms), makes a worker left spinning after one kernel compete for the
+#: cores with OpenBLAS's threads and the next kernel's: on 2 cores the attention block's
+#: forward took 23 ms instead of 12, its grad 56 instead of 30 (bench/compiler.py workloads)
+GOMP_SPIN_COUNT = 10000
+
+
+@contextlib.contextmanager
+def _spin_count(count: int) -> Iterator[None]:
+    """libgomp reads its spin count from the environment when it is loaded: set GOMP_SPINCOUNT
+    for that moment only, unless the user chose a wait policy (or libgomp is loaded already,
+    when it changes nothing)."""
+    if "GOMP_SPINCOUNT" in os.environ or "OMP_WAIT_POLICY" in os.environ:
+        yield
+        return
+    os.environ["GOMP_SPINCOUNT"] = str(count)
+    try:
+        yield
+    finally:
+        del os.environ["GOMP_SPINCOUNT"]
+
+
 def _load_gomp(llvm: Any) -> bool:
     """Load libgomp (GOMP_parallel starts kernels' threads) and give the kernels the thread
     controls; False, with `serial_reason` set, when it is missing."""
     global serial_reason
     path = ctypes.util.find_library("gomp") or "libgomp.so.1"
     try:
-        ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+        with _spin_count(GOMP_SPIN_COUNT):
+            ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
         llvm.load_library_permanently(path)
     except OSError as e:
         serial_reason = f"libgomp could not be loaded ({e})"
