@@ -583,3 +583,85 @@ def _forced_all(f, args, *, native: bool, monkeypatch) -> list[np.ndarray]:
         pyjax.config.update("jax_compile_sync", False)
         pyjax.clear_caches()
     return [np.asarray(o) for o in pyjax.tree.leaves(out)]
+
+
+# ---------------------------------------------------------------------------------------------
+# transposed operands and multi-axis iotas inside clusters
+# ---------------------------------------------------------------------------------------------
+
+def _symmetrize(x):
+    return (x + x.T) * 0.5
+
+
+def _batched_swap(x, y):
+    return jnp.exp(x) * jnp.swapaxes(y, -1, -2) + 1.0
+
+
+def _swap_row_sum(x, y):
+    return jnp.sum(x * jnp.swapaxes(y, -1, -2), axis=-1)
+
+
+def _swap_column_max(x, y):
+    return jnp.max(jnp.tanh(x.T) - y, axis=0)
+
+
+def _tril_mask(x):
+    n = x.shape[-1]
+    lax = pyjax.lax
+    below = lax.broadcasted_iota(jnp.int32, (n, n), 0) >= lax.broadcasted_iota(jnp.int32, (n, n), 1)
+    return jnp.where(below, x, 0.0)
+
+
+def _swap_bool_int(x, y):
+    return jnp.where(jnp.swapaxes(x > 0, -1, -2), y.T.astype(jnp.float32), 1.5)
+
+
+_SQ = RNG.standard_normal((67, 67)).astype(np.float32)
+_TALL = RNG.standard_normal((3, 37, 21)).astype(np.float32)
+_WIDE = RNG.standard_normal((3, 21, 37)).astype(np.float32)
+_TRANSPOSE_CASES = {
+    "symmetrize": (_symmetrize, (_SQ,)),
+    "symmetrize_f64": (_symmetrize, (_SQ.astype(np.float64),)),
+    "batched_swap": (_batched_swap, (_TALL, _WIDE)),
+    "swap_row_sum": (_swap_row_sum, (_TALL, _WIDE)),
+    "swap_column_max": (_swap_column_max, (_TALL[0], _WIDE[0])),
+    "tril_mask": (_tril_mask, (_SQ,)),
+    "swap_bool_int": (_swap_bool_int, (_WIDE[0], (_WIDE[0] * 9).astype(np.int32))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_TRANSPOSE_CASES))
+def test_transposed_operands_fuse_with_tier0_bits(name, monkeypatch):
+    """A transpose of the last two axes joins the cluster that reads it (tier 1 gathers it
+    across a row's columns); both tiers give the unfused results bit for bit."""
+    f, args = _TRANSPOSE_CASES[name]
+    unfused = _run(f, args, fused=False, native=False, monkeypatch=monkeypatch)
+    t0 = _forced_all(f, args, native=False, monkeypatch=monkeypatch)
+    t1 = _forced_all(f, args, native=True, monkeypatch=monkeypatch)
+    for a, b, c in zip(unfused, t0, t1):
+        assert a.dtype == b.dtype == c.dtype and a.shape == b.shape == c.shape
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a, c)
+
+
+def test_transpose_joins_its_readers_cluster(monkeypatch):
+    monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1)
+    closed = passes.optimize(pyjax.jit(_symmetrize).trace(_SQ).jaxpr)
+    steps = fusion.plan(closed.jaxpr)
+    assert [type(s).__name__ for s in steps] == ["Cluster"]
+    assert [e.primitive.name for e in steps[0].eqns] == ["transpose", "add", "mul"]
+
+
+def test_lone_transpose_stays_a_view(monkeypatch):
+    """A transpose only a dot reads is no cluster: the dot gets NumPy's view."""
+    monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1)
+    closed = passes.optimize(pyjax.jit(lambda a, b: a @ b.T).trace(_SQ, _SQ).jaxpr)
+    program = tier0.generate(closed)
+    assert not program.clusters
+
+
+def test_iota_pass_broadcasts_a_line():
+    closed = passes.optimize(pyjax.jit(_tril_mask).trace(_SQ).jaxpr)
+    iotas = [e for e in closed.jaxpr.eqns if e.primitive.name == "iota"]
+    assert [e.params["shape"] for e in iotas] == [(67,), (67,)]
+    np.testing.assert_array_equal(np.asarray(pyjax.jit(_tril_mask)(_SQ)), np.tril(_SQ))

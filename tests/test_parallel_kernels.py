@@ -4,6 +4,7 @@ forked child still runs kernels."""
 from __future__ import annotations
 
 import multiprocessing
+import os
 
 import numpy as np
 import pytest
@@ -108,3 +109,17 @@ def test_forked_child_runs_kernels(monkeypatch):
         engine.set_threads(*saved)
     assert child.exitcode == 0
     assert queue.get(timeout=5) == 2.0 * (1 << 18)
+
+
+def test_libgomp_spin_count_is_set_only_while_loading(monkeypatch):
+    """libgomp reads GOMP_SPINCOUNT when it loads: pyjax's short spin is in the environment
+    for that moment only, and a wait policy the user chose is left alone."""
+    from pyjax._src.backend.tier1 import engine
+    monkeypatch.delenv("GOMP_SPINCOUNT", raising=False)
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    with engine._spin_count(engine.GOMP_SPIN_COUNT):
+        assert os.environ["GOMP_SPINCOUNT"] == str(engine.GOMP_SPIN_COUNT)
+    assert "GOMP_SPINCOUNT" not in os.environ
+    monkeypatch.setenv("OMP_WAIT_POLICY", "active")
+    with engine._spin_count(engine.GOMP_SPIN_COUNT):
+        assert "GOMP_SPINCOUNT" not in os.environ

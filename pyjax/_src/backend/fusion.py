@@ -41,6 +41,11 @@ ELEMENTWISE = frozenset({
 REDUCTIONS = frozenset({"reduce_sum", "reduce_max", "reduce_min", "reduce_prod",
                         "reduce_and", "reduce_or"})
 
+#: members that read their operand from outside the cluster in another layout (a broadcast
+#: into the cluster's shape; a transpose of the last two axes, read column by column), and
+#: that alone stay NumPy views instead of a cluster of their own
+VIEWS = frozenset({"broadcast_in_dim", "transpose"})
+
 #: calls whose result an elementwise epilogue may consume (shown in the plan)
 BLAS_CALLS = frozenset({"dot_general", "conv_general_dilated"})
 
@@ -107,7 +112,15 @@ def _fusible(eqn: Eqn) -> bool:
         return not (np.dtype(dst).kind in "iu" and np.dtype(src).kind not in "iub")
     if name == "bitcast_convert_type":  # elementwise when the width stays
         return eqn.invars[0].aval.shape == eqn.outvars[0].aval.shape
+    if name == "transpose":
+        return is_last_swap(eqn.params["permutation"])
     return name in ELEMENTWISE or name in REDUCTIONS or name == "broadcast_in_dim"
+
+
+def is_last_swap(permutation: tuple) -> bool:
+    """Whether a transpose's permutation swaps the last two axes and keeps the others."""
+    n = len(permutation)
+    return n >= 2 and tuple(permutation) == (*range(n - 2), n - 1, n - 2)
 
 
 def _shape_of(eqn: Eqn) -> tuple:
@@ -130,15 +143,15 @@ def plan(jaxpr: Jaxpr) -> list[Step]:
         copies: list[tuple[int, Eqn]] = []  # members of closed clusters recomputed here
         if fusible:
             shape = _shape_of(eqn)
-            broadcast = eqn.primitive.name == "broadcast_in_dim"
+            view = eqn.primitive.name in VIEWS
             joinable = []
             for a in vars_in:
                 c = owner.get(a)
-                # a broadcast's operand has another shape: it must come from outside
-                if (c is not None and not c.closed and c.shape == shape and not broadcast
+                # a view's operand is laid out otherwise: it must come from outside
+                if (c is not None and not c.closed and c.shape == shape and not view
                         and c.reduction is None and c not in joinable):
                     joinable.append(c)
-                elif c is not None and not broadcast:
+                elif c is not None and not view:
                     copies += [m for m in recompute.chain(a) if m not in copies]
             if joinable:
                 target = max(joinable, key=lambda c: c.index)
@@ -223,11 +236,11 @@ class _Recompute:
                 or value in self.returned):
             return []
         for r in self.readers.get(value, ()):
-            if not (_fusible(r) and r.primitive.name != "broadcast_in_dim"
+            if not (_fusible(r) and r.primitive.name not in VIEWS
                     and _shape_of(r) == shape):
                 return []
         made = {e.outvars[0]: (i, e) for i, e in owner.members if e is not owner.reduction}
-        if value not in made or made[value][1].primitive.name == "broadcast_in_dim":
+        if value not in made or made[value][1].primitive.name in VIEWS:
             return []
         needed: dict[Eqn, int] = {}
         todo, reads = [value], set()

@@ -3,13 +3,16 @@
 XLA's algebraic simplifications and dead-code removal (simplify.py), whose rewrites decide
 rounding (fused multiply-adds, x/c as x*(1/c)), so jit matches JAX's numbers; then nested jit
 calls are inlined, each body optimised on its own first, exactly as it ran as a call (no
-rewrite crosses the boundary), so that fusion sees through them.
+rewrite crosses the boundary), so that fusion sees through them.  Last, an iota over
+several axes becomes its one counting line broadcast into the shape, so a fused kernel reads
+(cholesky's tril mask) a short row or column instead of a whole strided view.
 """
 from __future__ import annotations
 
 from typing import Any, Callable
 
 from pyjax._src.backend.simplify import simplify
+from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import ClosedJaxpr, DropVar, Eqn, Jaxpr, Var, has_effects
 
 
@@ -48,10 +51,35 @@ def inline_calls(closed: ClosedJaxpr) -> ClosedJaxpr:
     return ClosedJaxpr(Jaxpr(constvars, jaxpr.invars, outvars, eqns), consts)
 
 
+def iota_lines(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """Each iota of rank 2 or more as broadcast_in_dim of a rank-1 iota along its dimension
+    (the same values; fusion takes the broadcast into a cluster as a row or column)."""
+    jaxpr = closed.jaxpr
+    if not any(e.primitive.name == "iota" and len(e.params["shape"]) > 1 for e in jaxpr.eqns):
+        return closed
+    from pyjax._src.primitives.shape import broadcast_in_dim_p
+    eqns: list[Eqn] = []
+    for e in jaxpr.eqns:
+        if e.primitive.name != "iota" or len(e.params["shape"]) < 2:
+            eqns.append(e)
+            continue
+        shape, d = e.params["shape"], e.params["dimension"]
+        dtype = e.outvars[0].aval.dtype
+        line = Var(ShapedArray((shape[d],), dtype, False))
+        eqns.append(Eqn(e.primitive, [], [line],
+                        {**e.params, "shape": (shape[d],), "dimension": 0}, e.source_info))
+        eqns.append(Eqn(broadcast_in_dim_p, [line], e.outvars,
+                        {"shape": shape, "broadcast_dimensions": (d,), "sharding": None},
+                        e.source_info))
+    return ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, eqns,
+                             jaxpr.debug_info), closed.consts)
+
+
 #: (name, pass) in the order they run
 PASSES: tuple[tuple[str, Callable[[ClosedJaxpr], ClosedJaxpr]], ...] = (
     ("algebraic rewrites and dead code", simplify),
     ("inline nested jit calls", inline_calls),
+    ("iota as a broadcast line", iota_lines),
 )
 
 

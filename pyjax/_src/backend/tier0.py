@@ -49,8 +49,9 @@ def blockwise(cluster: fusion.Cluster) -> bool:
     Tier 1 may replace that function; a lone equation's tier 0 function is just its call."""
     if cluster.size < BLOCKWISE_MIN:
         return False
-    # broadcasts alone (or only reduced) stay NumPy views: a reduction folds broadcast axes
-    return any(e.primitive.name != "broadcast_in_dim" and e is not cluster.reduction
+    # broadcasts and transposes alone (or only reduced) stay NumPy views: a reduction folds
+    # broadcast axes
+    return any(e.primitive.name not in fusion.VIEWS and e is not cluster.reduction
                for e in cluster.eqns) or (
         len(cluster.members) == 1 and cluster.reduction is not None)
 
@@ -62,6 +63,8 @@ def _flat(cluster: fusion.Cluster) -> bool:
     if red is not None and set(red.params["axes"]) != set(range(len(shape))):
         return False
     for e in cluster.eqns:
+        if e.primitive.name == "transpose":  # its blocks are strided views of whole rows
+            return False
         if e.primitive.name == "broadcast_in_dim":
             x = e.invars[0]
             dims = tuple(e.params["broadcast_dimensions"])
@@ -244,6 +247,12 @@ def _cluster_source(fname: str, cluster: fusion.Cluster, src: _Source) -> str:
         if name == "broadcast_in_dim":
             body.append(f"        {tmp} = {_broadcast_block(e, flat, shape, local, src)}"
                         f"  # {name}")
+            refs[out] = set()
+            if out in buffers:
+                body.append(f"        {buffers[out]}[lo:hi] = {tmp}")
+        elif name == "transpose":  # (never flat) the block of the operand's transposed view
+            body.append(f"        {tmp} = {src.bind(e.primitive.impl)}({local[e.invars[0]]}, "
+                        f"**{src.bind(e.params)})[lo:hi]  # {name}")
             refs[out] = set()
             if out in buffers:
                 body.append(f"        {buffers[out]}[lo:hi] = {tmp}")

@@ -79,7 +79,7 @@ _INT_CMP = {"eq": ("eq", "eq"), "ne": ("ne", "ne"), "lt": ("slt", "ult"), "le": 
 _SHIFTS = {"shift_left": "shl", "shift_right_logical": "lshr", "shift_right_arithmetic": "ashr"}
 INT_OPS = frozenset({*_INT_ARITH, *_INT_CMP, *_SHIFTS, "neg", "not", "abs", "max", "min",
                      "select_n", "convert_element_type", "bitcast_convert_type",
-                     "broadcast_in_dim"})
+                     "broadcast_in_dim", "transpose"})
 SUPPORTED = frozenset({*_MVEC1, *_MVEC2, *_ARITH, *_CMP, *_INTRINSIC1, *_BOOL_OPS, *INT_OPS,
                        "exp2", "square", "rsqrt", "logistic", "sign", "integer_pow",
                        "fused_multiply_add", "is_finite", "clamp", "erf_inv", "erf", "erfc",
@@ -133,6 +133,8 @@ def _uses(cluster: Any) -> list[tuple[Any, tuple]]:
             if e.invars[0] in inputs:
                 uses.append((e.invars[0], _expanded(e)))
             continue
+        if e.primitive.name == "transpose":  # read transposed: a TRANS source of its own
+            continue
         for a in e.invars:
             if a in inputs:
                 shape = tuple(a.aval.shape)
@@ -162,6 +164,9 @@ def _split(cluster: Any) -> tuple[int, bool]:
             raise Unsupported("a reduction over axes neither leading nor trailing")
     else:
         candidates = list(range(n + 1))
+    if any(e.primitive.name == "transpose" for e in cluster.eqns):
+        # a transposed operand is gathered along a row's columns: the last axis alone
+        candidates = [k for k in candidates if k == n - 1]
     for k in candidates:
         if all(_kind(shape, cluster.shape, k) for _, shape in uses):
             return k, leading
@@ -553,15 +558,25 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
     red = cluster.reduction
     w = isa.lanes
     decls: set = set()
+    # each value a step loads: a cluster input (FULL/ROW/COL/SCALAR by how it broadcasts) or a
+    # transpose member's result (TRANS: its operand, an input, read across)
     kinds: dict[Any, str] = {}
+    source: dict[Any, Any] = {}
     for a, s in _uses(cluster):
         kind = _kind(s, shape, k)
         if kinds.setdefault(a, kind) != kind:
             raise Unsupported("an input used with two different broadcasts")
-    pointer_inputs = [(i, kinds[a]) for i, a in enumerate(cluster.inputs) if a in kinds]
+        source[a] = a
+    for e in cluster.eqns:
+        if e.primitive.name == "transpose":
+            kinds[e.outvars[0]] = "TRANS"
+            source[e.outvars[0]] = e.invars[0]
+    pointer_inputs = sorted({(cluster.inputs.index(source[v]), kind)
+                             for v, kind in kinds.items()})
     outputs = list(cluster.outputs)
     layout = Layout(k, pointer_inputs, outputs)
-    slot = {cluster.inputs[i]: j for j, (i, _) in enumerate(pointer_inputs)}
+    slot = {v: pointer_inputs.index((cluster.inputs.index(source[v]), kind))
+            for v, kind in kinds.items()}
     n_ptr = len(pointer_inputs) + len(outputs)
 
     head = ["entry:"]
@@ -611,6 +626,8 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
     first = "%rowcheck" if leading else "%entry"
     row = ["row:", f"  %r = phi i64 [%rlo, {first}], [%rnext, %rowend]",
            "  %off = mul i64 %r, %C"]
+    if "TRANS" in kinds.values():
+        row += _transposed_row(shape)
     hoisted: dict[Any, str] = {}
     for a, kind in kinds.items():
         if kind == "SCALAR":
@@ -620,7 +637,7 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
     row.append("  br label %vec")
     limit = "%cend" if leading else "%chi"  # the end of the columns a row's loop covers
 
-    vector_inputs = [a for a, kind in kinds.items() if kind in ("FULL", "COL")]
+    vector_inputs = [a for a, kind in kinds.items() if kind in ("FULL", "COL", "TRANS")]
 
     def step_loads(masked: bool, suffix: str) -> tuple[list[str], list[str], str]:
         """A step's vector operands, loaded whole, or for a row's partial last step under
@@ -634,9 +651,12 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
         for a in vector_inputs:
             dt = np.dtype(a.aval.dtype)
             st = _STORE[dt]
+            vt = f"<{w} x {st}>"
+            if kinds[a] == "TRANS":
+                values.append(_gather(b, dt, f"%p{slot[a]}", shape, mask))
+                continue
             index = "%c" if kinds[a] == "COL" else b.emit("add i64 %off, %c")
             addr = b.emit(f"getelementptr {st}, ptr %p{slot[a]}, i64 {index}")
-            vt = f"<{w} x {st}>"
             if masked:
                 values.append(b.emit(f"call {vt} @llvm.masked.load.v{w}{_mt(dt)}.p0(ptr {addr}, "
                                      f"i32 {_SIZE[dt]}, <{w} x i1> {mask}, {vt} zeroinitializer)"))
@@ -660,13 +680,13 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
         b = _Builder(isa, "v", decls)
         vals: dict[Any, str] = {}
         for j, a in enumerate(vector_inputs):
-            dt = np.dtype(a.aval.dtype)
-            vt = f"<{w} x {_STORE[dt]}>"
+            vt = f"<{w} x {_STORE[np.dtype(a.aval.dtype)]}>"
             b.lines.append(f"  %in{j} = phi {vt} [{whole[j]}, %vload], [{part[j]}, %tload]")
-            vals[a] = (f"%in{j}" if dt != BOOL else
-                       b.emit(f"icmp ne {vt} %in{j}, zeroinitializer"))
         b.lines.append(f"  %mask = phi <{w} x i1> [{whole_mask}, %vload], [{part_mask}, %tload]")
         b.lines.append("  %last = phi i1 [false, %vload], [true, %tload]")
+        for j, a in enumerate(vector_inputs):  # (after all the phis) booleans from bytes
+            vals[a] = (f"%in{j}" if np.dtype(a.aval.dtype) != BOOL else
+                       b.emit(f"icmp ne <{w} x i8> %in{j}, zeroinitializer"))
 
         def atom(a: Any) -> str:
             if type(a) is Literal:
@@ -701,6 +721,8 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
                 continue
             if e.primitive.name == "broadcast_in_dim":
                 vals[out] = atom(e.invars[0])
+                continue
+            if e.primitive.name == "transpose":  # loaded with the step's operands
                 continue
             vals[out] = _op(b, e, [atom(a) for a in e.invars])
         for j, v in enumerate(outputs):
@@ -1018,6 +1040,41 @@ def _ceil_div(name: str, a: str, b: str) -> list[str]:
     """%{name} = ceil(a / b) for a >= 0, b > 0."""
     return [f"  %{name}a = add i64 {a}, {b}", f"  %{name}b = sub i64 %{name}a, 1",
             f"  %{name} = udiv i64 %{name}b, {b}"]
+
+
+def _transposed_row(shape: tuple) -> list[str]:
+    """Row lines of a kernel with transposed operands: %tbase, where row r's first element
+    lies in an operand of shape (..., C, R) whose last two axes the cluster swaps (row r is
+    (b, i) with b = r // R: b*R*C + i)."""
+    rows, cols = shape[-2], shape[-1]
+    return [f"  %tb = udiv i64 %r, {rows}",
+            f"  %ti = urem i64 %r, {rows}",
+            f"  %tbo = mul i64 %tb, {rows * cols}",
+            "  %tbase = add i64 %tbo, %ti"]
+
+
+def _gather(b: _Builder, dt: np.dtype, base: str, shape: tuple, mask: str) -> str:
+    """A step's lanes of a transposed operand: columns c.. of the row, R apart in memory
+    (masked lanes past the row's end are not read).  32-bit offsets where they fit (one
+    vgatherdps); AVX2 gathers cost about what W loads do, but the rows a block of steps
+    touches stay in cache, where a transposing copy beforehand would not."""
+    w, rows, st = b.w, shape[-2], _STORE[dt]
+    it = "i32" if math.prod(shape) < 2 ** 31 else "i64"
+    start = b.emit("mul i64 %c, " + str(rows))
+    first = b.emit(f"add i64 %tbase, {start}")
+    if it == "i32":
+        first = b.emit(f"trunc i64 {first} to i32")
+    ins = b.emit(f"insertelement <{w} x {it}> poison, {it} {first}, i32 0")
+    spl = b.emit(f"shufflevector <{w} x {it}> {ins}, <{w} x {it}> poison, "
+                 f"<{w} x i32> zeroinitializer")
+    strides = "<" + ", ".join(f"{it} {lane * rows}" for lane in range(w)) + ">"
+    index = b.emit(f"add <{w} x {it}> {spl}, {strides}")
+    addrs = b.emit(f"getelementptr {st}, ptr {base}, <{w} x {it}> {index}")
+    vt = f"<{w} x {st}>"
+    name = f"@llvm.masked.gather.v{w}{_mt(dt)}.v{w}p0"
+    b.decls.add(f"declare {vt} {name}(<{w} x ptr>, i32, <{w} x i1>, {vt})")
+    return b.emit(f"call {vt} {name}(<{w} x ptr> {addrs}, i32 {_SIZE[dt]}, <{w} x i1> {mask}, "
+                  f"{vt} zeroinitializer)")
 
 
 def _mask(b: _Builder, left: str) -> str:
