@@ -123,3 +123,44 @@ def test_libgomp_spin_count_is_set_only_while_loading(monkeypatch):
     monkeypatch.setenv("OMP_WAIT_POLICY", "active")
     with engine._spin_count(engine.GOMP_SPIN_COUNT):
         assert "GOMP_SPINCOUNT" not in os.environ
+
+
+def test_one_programs_kernels_compile_in_parallel(monkeypatch):
+    """Under jax_compile_sync a program's kernels compile on the compile threads at once (each
+    with its own LLVM context), and each gives the tier 0 result."""
+    import threading
+    assert engine.unavailable() is None  # (set up first: that compiles the runtime module)
+    threads: list[str] = []
+    build = engine._object_code
+    parallel = min(2, len(os.sched_getaffinity(0)), engine.MAX_COMPILE_THREADS)
+    # the first compiles wait for each other: one thread alone would break the barrier
+    meet = threading.Barrier(parallel, timeout=30)
+
+    def recording(ir):
+        threads.append(threading.current_thread().name)
+        if len(threads) <= parallel:
+            meet.wait()
+        return build(ir)
+
+    monkeypatch.setattr(engine, "_object_code", recording)
+    monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1)
+    scale = np.float32(1.0 + np.random.default_rng().random())  # IR no earlier test compiled
+
+    def f(x):
+        m = jnp.max(x * scale, axis=-1, keepdims=True)
+        e = jnp.exp(x * scale - m)
+        return e / jnp.sum(e, -1, keepdims=True), jnp.tanh(x).sum()
+
+    x = np.random.default_rng(3).standard_normal((64, 33)).astype(np.float32)
+    pyjax.clear_caches()
+    pyjax.config.update("jax_compile_sync", True)
+    try:
+        got = pyjax.jit(f)(x)
+    finally:
+        pyjax.config.update("jax_compile_sync", False)
+    monkeypatch.setattr(tier1, "ENABLED", False)
+    pyjax.clear_caches()
+    want = pyjax.jit(f)(x)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    assert len(threads) >= 3 and len(set(threads[:parallel])) == parallel

@@ -1,7 +1,7 @@
 """Tier 1: native kernels for fused clusters, compiled by llvmlite for the host CPU.
 
 `attach(program)` looks at each cluster tier 0 generated a function for; those that codegen
-supports are compiled on the background thread (or at once under `jax_compile_sync`) and then
+supports are compiled on the background threads (or at once, in parallel, under `jax_compile_sync`) and then
 replace tier 0's function in the generated module's globals, so the next call of `run` uses
 the native kernel.  Without llvmlite or libmvec tier 1 is off; `reason()` says why.
 """
@@ -10,7 +10,6 @@ from __future__ import annotations
 import ctypes
 import math
 import os
-import threading
 import warnings
 from typing import Any
 
@@ -102,17 +101,19 @@ def attach(program: Any, sync: bool) -> dict[str, Kernel | str]:
             return
         namespace[fname] = kernel
 
+    jobs = []
     for fname, kernel in kernels.items():
         if isinstance(kernel, Kernel):
             kernel.fallback = namespace[fname]
-            if sync or FORCED:
-                install(fname, kernel)
-            else:
-                engine.submit(lambda f=fname, k=kernel: install(f, k))
+            jobs.append(lambda f=fname, k=kernel: install(f, k))
+    if sync or FORCED:
+        engine.run_all(jobs)  # in parallel, waiting for all
+    else:
+        for job in jobs:
+            engine.submit(job)
     return kernels
 
 
 def wait() -> None:
     """Block until every background compile has finished (tests, benchmarks, as_text)."""
-    if threading.current_thread().name != "pyjax-compile":
-        engine.wait()
+    engine.wait()

@@ -1,9 +1,11 @@
 """llvmlite underneath tier 1: the host target, libmvec, optimisation and MCJIT, the on-disk
-cache of object code (disk_cache.py, through MCJIT's object cache hooks), and the one
-background thread that compiles kernels while tier 0 serves.
+cache of object code (disk_cache.py), and the background threads that compile kernels while
+tier 0 serves.
 
-Everything llvmlite does happens under one lock (its global context is not thread-safe);
-llvmlite releases the GIL while it optimises and generates code, so Python goes on meanwhile.
+Each compiling thread parses, optimises and generates object code in an LLVM context, target
+machine and pass builder of its own (llvmlite releases the GIL meanwhile, so kernels compile
+in parallel, one per core, and Python goes on); only loading the object code into the one
+MCJIT engine happens under the lock.
 """
 from __future__ import annotations
 
@@ -24,14 +26,15 @@ from pyjax._src.backend.tier1.codegen import Isa
 #: the kernel's C signature: void kernel(int64 rows, int64 cols, void **pointers)
 KERNEL_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
 
-#: the optimisation level and code model every kernel is built with (part of the disk key)
-_OPT, _CODE_MODEL = 2, "jitdefault"
+#: the optimisation level and code model every kernel is built with (part of the disk key):
+#: large, as MCJIT's own default on x86-64, since the object code is loaded anywhere
+_OPT, _CODE_MODEL = 2, "large"
 #: LLVM's loop transformations left out: codegen writes its loops already vectorised, so these
 #: only re-vectorise or unroll them (measured: 15-25% of compile time, steady speed the same)
 _PASSES_OFF = ("loop_vectorization", "slp_vectorization", "loop_unrolling", "loop_interleaving")
 
 _lock = threading.Lock()
-#: (llvmlite.binding, MCJIT engine, Isa, pass builder, tuning, host description), once set up
+#: (llvmlite.binding, MCJIT engine, Isa, target machine options, host description), once set up
 _target: Any = None
 _unavailable: str | None = None
 
@@ -65,19 +68,14 @@ def _setup() -> Any:
         isa = Isa(4, "_ZGVb", parallel)
     target = llvm.Target.from_default_triple()
     cpu = llvm.get_host_cpu_name()
-    machine = target.create_target_machine(
-        cpu=cpu, features=features.flatten(), opt=_OPT, codemodel=_CODE_MODEL)
-    # one pass builder and one MCJIT engine for the process: the engine owns the target
-    # machine, and kernels are added to it as modules (their code lives as long as pyjax)
-    tuning = llvm.create_pipeline_tuning_options(speed_level=_OPT)
-    for name in _PASSES_OFF:
-        setattr(tuning, name, False)
-    builder = llvm.create_pass_builder(machine, tuning)
-    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
-    engine.set_object_cache(_object_compiled, _object_wanted)
+    options = dict(cpu=cpu, features=features.flatten(), opt=_OPT, codemodel=_CODE_MODEL)
+    # one MCJIT engine for the process: kernels' object code is loaded into it (and lives as
+    # long as pyjax)
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""),
+                                        target.create_target_machine(**options))
+    _target = (llvm, engine, isa, options, _host(llvm, target.triple, cpu, features))
     if parallel:
-        _add_runtime(llvm, engine, builder)
-    _target = (llvm, engine, isa, builder, tuning, _host(llvm, target.triple, cpu, features))
+        _add_runtime(llvm, engine)
     return None
 
 
@@ -148,16 +146,37 @@ def threads() -> tuple[int, int]:
 os.register_at_fork(after_in_child=lambda: set_threads(1))
 
 
-def _add_runtime(llvm: Any, engine: Any, builder: Any) -> None:
+def _add_runtime(llvm: Any, engine: Any) -> None:
     """Compile the module parallel kernels call (codegen.runtime_ir: chunking and libgomp
     threads, the same for every kernel) and give its functions' addresses to later modules."""
-    module = llvm.parse_assembly(codegen.runtime_ir())
-    module.verify()
-    builder.getModulePassManager().run(module, builder)
-    engine.add_module(module)
+    engine.add_object_file(llvm.ObjectFileRef.from_data(_object_code(codegen.runtime_ir())))
     engine.finalize_object()
     for name in ("pyjax_chunks", "pyjax_launch"):
         llvm.add_symbol(name, engine.get_function_address(name))
+
+
+_tools = threading.local()
+
+
+def _object_code(ir: str) -> bytes:
+    """Module text `ir` verified, optimised and compiled to object code with this thread's own
+    LLVM context, target machine and pass builder."""
+    llvm, options = _target[0], _target[3]
+    if not hasattr(_tools, "machine"):
+        _tools.context = llvm.create_context()
+        _tools.machine = llvm.Target.from_default_triple().create_target_machine(**options)
+        tuning = llvm.create_pipeline_tuning_options(speed_level=_OPT)
+        for name in _PASSES_OFF:
+            setattr(tuning, name, False)
+        _tools.builder = llvm.create_pass_builder(_tools.machine, tuning)
+    module = llvm.parse_assembly(ir, context=_tools.context)
+    module.verify()
+    for f in module.functions:  # MCJIT aborts the process on a symbol it cannot resolve
+        if (f.is_declaration and not f.name.startswith("llvm.")
+                and not llvm.address_of_symbol(f.name)):
+            raise RuntimeError(f"{f.name} is not in this glibc's libmvec")
+    _tools.builder.getModulePassManager().run(module, _tools.builder)
+    return _tools.machine.emit_object(module)
 
 
 def _host(llvm: Any, triple: str, cpu: str, features: Any) -> str:
@@ -170,24 +189,6 @@ def _host(llvm: Any, triple: str, cpu: str, features: Any) -> str:
         "LLVM " + ".".join(map(str, llvm.llvm_version_info)), f"pyjax {pyjax.__version__}",
         f"opt {_OPT}, code model {_CODE_MODEL}, off: {' '.join(_PASSES_OFF)}",
         "runtime " + hashlib.sha256(codegen.runtime_ir().encode()).hexdigest()[:16]))
-
-
-class _Pending:
-    """The module being finalized, and the object code MCJIT exchanges with the cache for it
-    (MCJIT asks `_object_wanted` before generating code, and hands what it generated to
-    `_object_compiled`; both run inside `finalize_object`, under `_lock`)."""
-    module: Any = None
-    cached: bytes | None = None   # object code from the disk, to load instead of compiling
-    built: bytes | None = None    # object code MCJIT generated
-
-
-def _object_wanted(module: Any) -> bytes | None:
-    return _Pending.cached if module is _Pending.module else None
-
-
-def _object_compiled(module: Any, buffer: bytes) -> None:
-    if module is _Pending.module:
-        _Pending.built = buffer
 
 
 def unavailable() -> str | None:
@@ -228,40 +229,29 @@ def _compile_ir(ir: str) -> Callable:
         if ir in _compiled:
             return _compiled[ir]
         _setup()
-        llvm, engine, _, builder, _, host = _target
-        key = disk_cache.key(ir, host)
-        # a name fixed by the key: the cached object code defines the symbol it was built with
-        name = f"kernel_{key[:24]}"
-        start = time.perf_counter()
-        module = llvm.parse_assembly(ir.replace("@kernel(", f"@{name}("))
-        module.verify()
-        for f in module.functions:  # MCJIT aborts the process on a symbol it cannot resolve
-            if (f.is_declaration and not f.name.startswith("llvm.")
-                    and not llvm.address_of_symbol(f.name)):
-                raise RuntimeError(f"{f.name} is not in this glibc's libmvec")
-        cached = disk_cache.load(key)
-        if cached is None:
-            builder.getModulePassManager().run(module, builder)
-        _Pending.module, _Pending.cached, _Pending.built = module, cached, None
-        try:
-            engine.add_module(module)
+        llvm, engine, _, _, host = _target
+    key = disk_cache.key(ir, host)
+    # a name fixed by the key: the cached object code defines the symbol it was built with
+    name = f"kernel_{key[:24]}"
+    start = time.perf_counter()
+    cached = disk_cache.load(key)
+    code = cached if cached is not None else _object_code(ir.replace("@kernel(", f"@{name}("))
+    seconds = time.perf_counter() - start
+    with _lock:
+        if ir not in _compiled:  # (unless another thread loaded the same kernel meanwhile)
+            engine.add_object_file(llvm.ObjectFileRef.from_data(code))
             engine.finalize_object()
-        finally:
-            built = _Pending.built
-            _Pending.module = _Pending.cached = _Pending.built = None
-        seconds = time.perf_counter() - start
-        _compiled[ir] = KERNEL_TYPE(engine.get_function_address(name))
-        if cached is not None:
-            _counts["loaded"] += 1
-        else:
-            _counts["compiled"] += 1
-            if built is not None:
-                disk_cache.store(key, built, seconds)
+            _compiled[ir] = KERNEL_TYPE(engine.get_function_address(name))
+            _counts["loaded" if cached is not None else "compiled"] += 1
+            if cached is None:
+                disk_cache.store(key, code, seconds)
         return _compiled[ir]
 
 
+#: threads compiling in the background: one per core, at most this many
+MAX_COMPILE_THREADS = 4
 _jobs: "queue.Queue[Callable[[], None]]" = queue.Queue()
-_worker: threading.Thread | None = None
+_workers: list[threading.Thread] = []
 
 
 def _work() -> None:
@@ -275,15 +265,53 @@ def _work() -> None:
 
 
 def submit(job: Callable[[], None]) -> None:
-    """Run `job` on the background compile thread."""
-    global _worker
+    """Run `job` on a background compile thread (started on first use)."""
     with _lock:
-        if _worker is None:
-            _worker = threading.Thread(target=_work, name="pyjax-compile", daemon=True)
-            _worker.start()
+        if not _workers:
+            count = min(MAX_COMPILE_THREADS, len(os.sched_getaffinity(0)))
+            for i in range(count):
+                worker = threading.Thread(target=_work, name=f"pyjax-compile-{i}", daemon=True)
+                _workers.append(worker)
+                worker.start()
     _jobs.put(job)
 
 
+def on_compile_thread() -> bool:
+    """Whether this is one of the background compile threads (which must not wait for jobs)."""
+    return threading.current_thread() in _workers
+
+
+def run_all(jobs: list[Callable[[], None]]) -> None:
+    """Run `jobs` on the compile threads at once (in parallel) and wait for them."""
+    if len(jobs) < 2 or on_compile_thread():
+        for job in jobs:
+            job()
+        return
+    done = [threading.Event() for _ in jobs]
+    for job, event in zip(jobs, done):
+        submit(lambda job=job, event=event: _run_then(job, event))
+    for event in done:
+        event.wait()
+
+
+def _run_then(job: Callable[[], None], event: threading.Event) -> None:
+    try:
+        job()
+    finally:
+        event.set()
+
+
+def _forget_workers() -> None:
+    """In a forked child: the compile threads are gone; new ones start on the next submit."""
+    global _jobs
+    _workers.clear()
+    _jobs = queue.Queue()
+
+
+os.register_at_fork(after_in_child=_forget_workers)
+
+
 def wait() -> None:
-    """Block until every submitted compile has finished."""
-    _jobs.join()
+    """Block until every submitted compile has finished (at once on a compile thread)."""
+    if not on_compile_thread():
+        _jobs.join()

@@ -1,7 +1,7 @@
 """Native kernels that impls call directly (threefry.py, xla_math.py), built on demand.
 
 Unlike a jit cluster's kernel, these implement one primitive's impl for any caller, eager or
-compiled.  Each is compiled once per key on tier 1's background thread (synchronously when
+compiled.  Each is compiled once per key on tier 1's background threads (synchronously when
 tier 1 is forced); until it is ready, `get` answers None and the impl computes with NumPy.
 """
 from __future__ import annotations
