@@ -136,11 +136,11 @@ def test_one_programs_kernels_compile_in_parallel(monkeypatch):
     # the first compiles wait for each other: one thread alone would break the barrier
     meet = threading.Barrier(parallel, timeout=30)
 
-    def recording(ir):
+    def recording(ir, short=False):
         threads.append(threading.current_thread().name)
         if len(threads) <= parallel:
             meet.wait()
-        return build(ir)
+        return build(ir, short)
 
     monkeypatch.setattr(engine, "_object_code", recording)
     monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1)

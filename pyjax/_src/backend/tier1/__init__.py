@@ -52,7 +52,7 @@ class Kernel:
         self.fallback: Any = None  # tier 0's function for the cluster
 
     def compile(self) -> None:
-        self.fn = engine.compile_ir(self.ir)
+        self.fn = engine.compile_ir(self.ir, short=True)
 
     def __call__(self, *args: Any) -> tuple:
         keep = []
