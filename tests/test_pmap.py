@@ -75,3 +75,55 @@ def test_absent_backends_raise_jaxs_errors():
     with pytest.raises(RuntimeError, match=r"Unknown backend tpu. Available backends are \['cpu'\]"):
         jax.device_count("tpu")
     assert jax.devices("cpu") == jax.devices()
+
+
+REPEAT_SCRIPT = """
+import json
+import numpy as np
+import pyjax as jax, pyjax.numpy as jnp
+from pyjax import lax
+from pyjax._src.transforms.jit import PjitFunction
+jit_calls = [0]
+general = PjitFunction.__call__
+def counted(self, *args, **kwargs):
+    jit_calls[0] += 1
+    return general(self, *args, **kwargs)
+PjitFunction.__call__ = counted
+ring = [(i, (i + 1) % 4) for i in range(4)]
+bodies = {"psum": lambda v: lax.psum(v, "i"), "all_gather": lambda v: lax.all_gather(v, "i"),
+          "ppermute": lambda v: lax.ppermute(v, "i", ring),
+          "tree": lambda v, w: (v * w, {"m": lax.pmean(v, "i")})}
+def seen(tree):
+    return [(np.asarray(a).tobytes().hex(), str(a.dtype), a.shape, a.weak_type, repr(a.sharding),
+             a.committed) for a in jax.tree.leaves(tree)]
+put = jax.pmap(lambda v: v, "i")
+out = {}
+for name, body in bodies.items():
+    f = jax.pmap(body, "i")
+    args = [put(jnp.arange(12.0).reshape(4, 3))] * (2 if name == "tree" else 1)
+    first = seen(f(*args))
+    before = jit_calls[0]
+    again = [seen(f(*args)) for _ in range(3)]
+    short = jit_calls[0] == before
+    with jax.disable_jit():
+        unjitted = seen(f(*args))
+    jax.clear_caches()
+    cleared = seen(f(*args))
+    wider = [put(jnp.arange(20.0).reshape(4, 5))] * len(args)
+    out[name] = {"same": all(a == first for a in again) and cleared == first,
+                 "short": short, "unjitted": [v[0] for v in unjitted] == [v[0] for v in first],
+                 "wider": seen(f(*wider)) == seen(jax.pmap(body, "i")(*wider))}
+print(json.dumps(out))
+"""
+
+
+def test_repeated_calls_take_the_short_path_with_the_same_results():
+    """A second call with the same argument types runs the compiled function directly (not
+    through jit's wrapper) and gives the first call's values, types and shardings; disable_jit,
+    clear_caches and new argument shapes are still honoured."""
+    env = dict(os.environ, PYJAX_NUM_CPU_DEVICES="4")
+    proc = subprocess.run([sys.executable, "-c", REPEAT_SCRIPT], env=env, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr
+    for name, checks in json.loads(proc.stdout).items():
+        assert checks == {"same": True, "short": True, "unjitted": True, "wider": True}, name

@@ -8,7 +8,10 @@ Results record which device holds which slice: a NamedSharding over a one-axis m
 
 A call does little besides the jitted function's own: per argument structure the leaves' mapped
 axes and the compiled function, and per result structure the shardings, are found once and kept
-(keys that hash cheaply: no device is hashed on a call).
+(keys that hash cheaply: no device is hashed on a call).  The common call, positional Arrays
+outside any trace, is shorter still: per argument types it runs the jitted function's
+executable directly and lays the results out as the first such call did (`_FastCall`): a 1 KB
+psum on 4 devices went from 44 to 17 us, most of it now the executable's own.
 """
 from __future__ import annotations
 
@@ -17,16 +20,20 @@ import threading
 from typing import Any, Callable, Sequence
 
 from pyjax._src import caches
+from pyjax._src.backend.dispatch import wrap
+from pyjax._src.backend.executor import compile_jaxpr
+from pyjax._src.backend.fp_mode import run_flushing
+from pyjax._src.config import config
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.trace import trace_state
 from pyjax._src.parallel.collectives import mark_device_axis
 from pyjax._src.parallel import distributed
 from pyjax._src.parallel import devices as devices_mod
 from pyjax._src.parallel.devices import process_count
-from pyjax._src.parallel.mesh import Mesh
+from pyjax._src.parallel.mesh import Mesh, context_key as mesh_context_key
 from pyjax._src.parallel.sharding import NamedSharding, PartitionSpec, placed
 from pyjax._src.transforms.batching import _broadcast_prefix, vmap
-from pyjax._src.transforms.jit import jit
+from pyjax._src.transforms.jit import _trace_options, jit
 from pyjax._src.tree_util import tree_flatten, tree_unflatten
 
 PMAP_AXIS = "_internal_pmap_axis_name"
@@ -44,10 +51,16 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
     frozen_in, frozen_out = _freeze(in_axes), _freeze(out_axes)
     given = tuple(devices) if devices is not None else None
     plans: dict = {}  # per calling convention and argument structure
+    fast_calls: dict = {}  # per argument types of positional Arrays: their _FastCall
     epoch = [_epoch[0]]
 
     @functools.wraps(fun)
     def pmapped(*args: Any, **kwargs: Any) -> Any:
+        fast_key = None if static or kwargs or epoch[0] != _epoch[0] else _fast_key(args)
+        if fast_key is not None:
+            fast = fast_calls.get(fast_key)
+            if fast is not None and fast.devices is _local_devices():
+                return fast(args)
         if static or kwargs:
             dyn, dyn_axes = _dynamic(args, kwargs, static, in_axes)
             frozen_dyn, statics = _freeze(dyn_axes), tuple((i, args[i]) for i in static)
@@ -57,6 +70,7 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
         spans = given is None and process_count() > 1
         if epoch[0] != _epoch[0]:  # jax.clear_caches() since the last call
             plans.clear()
+            fast_calls.clear()
             epoch[0] = _epoch[0]
         key = (treedef, frozen_dyn, statics, spans, len(args), bool(kwargs))
         plan = plans.get(key)
@@ -85,10 +99,57 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
         out_leaves, out_tree = tree_flatten(out)
         shardings = plan.shardings(out_tree, out_leaves, out_axes, out,
                                    available[:size] if size else available[:1], name)
+        if fast_key is not None:
+            _remember(fast_calls, fast_key,
+                      _FastCall(plan.compiled.trace(*dyn), shardings, available, spans))
         return tree_unflatten(out_tree, [placed(x, s) if type(x) is ArrayImpl else x
                                          for x, s in zip(out_leaves, shardings)])
 
     return pmapped
+
+
+def _fast_key(args: tuple) -> tuple | None:
+    """The key of the short call for these arguments: the trace options and each argument's
+    type, when all are Arrays and nothing asks for the general path (a trace in progress,
+    disable_jit, no_execution, a mesh in context); else None."""
+    if trace_state.trace is not None or config.disable_jit or config.no_execution \
+            or mesh_context_key():
+        return None
+    key = [_trace_options()]
+    for x in args:
+        if type(x) is not ArrayImpl:
+            return None
+        buf = x._buf
+        key.append((buf.shape, buf.dtype, x._weak))
+    return tuple(key)
+
+
+class _FastCall:
+    """pmap's call for one set of argument types, made short: the jitted function's
+    executable on the arguments' buffers (its cached trace, `traced`), each result wrapped
+    and laid out as the first call laid it out (`shardings`, over `devices`)."""
+
+    __slots__ = ("run", "out_avals", "out_tree", "shardings", "devices", "spans")
+
+    def __init__(self, traced: Any, shardings: list, devices: tuple, spans: bool):
+        self.run = compile_jaxpr(traced.jaxpr)
+        self.out_avals, self.out_tree = traced.jaxpr.out_avals, traced.out_tree
+        self.shardings, self.devices, self.spans = shardings, devices, spans
+
+    def __call__(self, args: tuple) -> Any:
+        try:
+            outs = run_flushing(self.run, [x._buf for x in args])
+        except Exception as e:  # the other processes would wait for this one's collectives
+            if self.spans:
+                distributed.notify_failure(e)
+            raise
+        results = []
+        for buf, aval, sharding in zip(outs, self.out_avals, self.shardings):
+            out = wrap(buf, aval)
+            if type(out) is ArrayImpl:  # laid out over the devices, as `placed` does
+                out._sharding, out._committed = sharding, True
+            results.append(out)
+        return tree_unflatten(self.out_tree, results)
 
 
 class _Plan:
