@@ -85,6 +85,25 @@ def test_jit_keeps_every_collective_in_order():
         assert transport.issued - before == 3
 
 
+def test_ppermute_of_one_value_per_device():
+    """Members holding single values (0-d rows) are permuted across processes too, by a full
+    and a partial permutation (members nobody sends to get zeros), call after call."""
+    import pyjax
+    from pyjax import lax
+    local = pyjax.local_device_count()
+    first = pyjax.process_index() * local
+    x = np.arange(first + 1, first + local + 1, dtype=np.float32)
+    ring = [(i, (i + 1) % GLOBAL_DEVICES) for i in range(GLOBAL_DEVICES)]
+    partial = [(0, GLOBAL_DEVICES - 1), (GLOBAL_DEVICES - 1, 0)]
+    for perm in (ring, partial):
+        shift = pyjax.pmap(lambda v, perm=perm: lax.ppermute(v, "i", perm), "i")
+        want = np.zeros(GLOBAL_DEVICES, np.float32)
+        for src, dst in perm:
+            want[dst] = src + 1
+        for _ in range(3):
+            np.testing.assert_array_equal(np.asarray(shift(x)), want[first:first + local])
+
+
 @pytest.mark.skipif(SIZE < 2, reason="needs two processes or more")
 def test_sequence_check_names_first_divergent_collective():
     import pyjax

@@ -9,6 +9,7 @@ they have effects, so jit neither drops, merges nor reorders them.
 from __future__ import annotations
 
 import atexit
+import functools
 import os
 import sys
 from typing import Any, Sequence
@@ -174,23 +175,36 @@ def _permute_impl(x: np.ndarray, *, perm: tuple, local: int, collective: str) ->
     """x: (local members, ...); member (process p, local l) is global member p*local + l.
     Member dst receives member src's row for each (src, dst) in perm; others get zeros."""
     x = np.asarray(x)
-    me = state.process_index
-    out = np.zeros_like(x)
-    blocks, receive_from = {}, {}
+    moves, sends, receives, covered = _routes(perm, local, state.process_index)
+    out = (np.empty if covered else np.zeros)(x.shape, x.dtype)  # C order: rows are blocks
+    for dl, sl in moves:
+        out[dl] = x[sl]
+    state.transport.permute([(dp, dl, x[sl, ...]) for dp, dl, sl in sends],
+                            [(sp, dl, out[dl, ...]) for dl, sp in receives],
+                            lambda: _describe(collective, x, perm=perm))
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _routes(perm: tuple, local: int, me: int) -> tuple[tuple, tuple, tuple, bool]:
+    """How process `me` carries out `perm` over members of `local` per process: the rows
+    moved within it (dst_local, src_local), those sent (dst_process, dst_local, src_local)
+    and received (dst_local, src_process), each in order, and whether every local row
+    receives one."""
+    moves, sends, receives, filled = [], [], [], set()
     for src, dst in perm:
         sp, sl = divmod(src, local)
         dp, dl = divmod(dst, local)
         if sp == me and dp == me:
-            out[dl] = x[sl]
+            moves.append((dl, sl))
         elif sp == me:
-            blocks[(dp, dl)] = x[sl]
+            sends.append((dp, dl, sl))
         elif dp == me:
-            receive_from[dl] = sp
-    received = state.transport.permute(blocks, receive_from, x[0],
-                                       lambda: _describe(collective, x, perm=perm))
-    for dl, row in received.items():
-        out[dl] = row
-    return out
+            receives.append((dl, sp))
+        if dp == me:
+            filled.add(dl)
+    return (tuple(moves), tuple(sorted(sends)), tuple(sorted(receives)),
+            len(filled) == local)
 
 
 def _effectful(name: str, impl: Any, abstract: Any) -> Primitive:

@@ -221,21 +221,25 @@ class Transport:
         self.wait([self.comm.Ialltoall(_buffer(send), _buffer(out))])
         return self._result(out)
 
-    def permute(self, blocks: dict, receive_from: dict, like: np.ndarray,
-                description: str | Callable[[], str]) -> dict:
-        """Send blocks[(dst_process, key)] to dst and receive one block per
-        receive_from[key] = src_process; returns {key: received}."""
+    def permute(self, sends: list, receives: list, description: str | Callable[[], str]
+                ) -> None:
+        """Send each (dst_process, key, block) of `sends` to dst and receive each
+        (src_process, key, into) of `receives` from src into `into` (a C-contiguous array of
+        the block's type; small messages land there directly)."""
         self._begin(description)
-        reqs, received = [], {}
-        for key, src in sorted(receive_from.items()):
-            buf = self._incoming(np.shape(like), np.asarray(like).dtype, ("receive", key))
-            received[key] = buf
+        reqs, staged = [], []
+        for src, key, into in receives:
+            buf = into if into.nbytes < _STAGED_BYTES else self._scratch(
+                ("receive", key), into.shape, into.dtype)
+            if buf is not into:
+                staged.append((buf, into))
             reqs.append(self.comm.Irecv(_buffer(buf), source=src, tag=_PERMUTE_TAG + key))
-        for (dst, key), block in sorted(blocks.items()):
+        for dst, key, block in sends:
             reqs.append(self.comm.Isend(_buffer(self._outgoing(block, ("send", dst, key))),
                                         dest=dst, tag=_PERMUTE_TAG + key))
         self.wait(reqs)
-        return {key: self._result(buf) for key, buf in received.items()}
+        for buf, into in staged:
+            np.copyto(into, buf)
 
     # ---- buffers --------------------------------------------------------------------------
     # MPI moves a buffer it has moved before much faster than a new one: on MPICH 5 (UCX),
