@@ -27,6 +27,11 @@ return NumPy scalars or another dtype, which the plan converts).  An exact impl 
 The operands are tracers while recording, so the function runs as it runs under jit: a plan
 computes what jit would, and a function that needs an operand's value (or binds a primitive
 with effects or its own eager rule, or warns) raises or is refused and stays unplanned.
+
+Plans serve the jnp functions decorated with `planned` (or `util.staged_as_jit`) and the
+Array operators with a Python number (`scalar_operator`: `x > 0` is keyed by the number too).
+A plan calls a specialised impl that is a functools.partial through its function, its bound
+arguments written into the line.
 """
 from __future__ import annotations
 
@@ -234,7 +239,7 @@ class Recorder(Trace):
                 self.namespace[name] = keepdims
                 step = _Step(name, keepdims, step.args, following.outs, False, [])
                 i += 1
-            lines += step.source()
+            lines += step.source(self.namespace)
             i += 1
         return lines
 
@@ -250,21 +255,41 @@ class _Step:
         self.name, self.special, self.args, self.outs = name, special or None, args, outs
         self.multiple, self.checked = multiple, checked
 
-    def source(self) -> list[str]:
+    def source(self, namespace: dict) -> list[str]:
+        """The step's lines; names the call needs beyond `name` are added to `namespace`."""
         target = ", ".join(self.outs) + ("," if self.multiple else "")
         args = ", ".join(self.args)
         if getattr(self.special, "broadcasts", None) is not None:  # (one operand)
-            lines = [f"    {target} = {self.name}({args}) if 0 not in {args}.strides "
-                     f"else {self.name}.broadcasts({args})"]
+            lines = [f"    {target} = {_spelt_out(self.name, self.special, args, namespace)} "
+                     f"if 0 not in {args}.strides else {self.name}.broadcasts({args})"]
         elif getattr(self.special, "loud", None) is not None:
             lines = ["    token = errstate.set(IGNORE_ALL)", "    try:",
                      f"        {target} = {self.name}.loud({args})",
                      "    finally:", "        errstate.reset(token)"]
         else:
-            lines = [f"    {target} = {self.name}({args})"]
+            lines = [f"    {target} = {_spelt_out(self.name, self.special, args, namespace)}"]
         return lines + [
             f"    if {name}.__class__ is not ndarray or {name}.dtype != D_{name}: "
             f"{name} = asarray({name}, D_{name})" for name in self.checked]
+
+
+def _spelt_out(name: str, impl: Any, args: str, namespace: dict) -> str:
+    """The call of impl `name` on `args`, a functools.partial's bound arguments written into
+    the call (a reduction's `axis=`): a partial merges its keywords into a new dict per call,
+    which costs a small reduction a fifth of its time."""
+    if type(impl) is not functools.partial or not all(
+            k.isidentifier() and not keyword.iskeyword(k) for k in impl.keywords):
+        return f"{name}({args})"
+    namespace[f"{name}_func"] = impl.func
+    bound = []
+    for i, value in enumerate(impl.args):
+        namespace[f"{name}_arg{i}"] = value
+        bound.append(f"{name}_arg{i}")
+    bound.append(args)
+    for k, value in impl.keywords.items():
+        namespace[f"{name}_kw_{k}"] = value
+        bound.append(f"{k}={name}_kw_{k}")
+    return f"{name}_func({', '.join(bound)})"
 
 
 #: a call whose plan would keep more constant data alive than this stays unplanned (such
@@ -334,56 +359,48 @@ _SEEN = 0
 caches.register(_plans.clear)
 
 
-def call(fun: Callable, args: tuple, kwargs: dict) -> Any:
-    """`fun(*args, **kwargs)` in eager mode, through its plan for this signature."""
-    # the options that change tracing: the process-wide ones by number (no call, no tuple to
-    # hash), the options themselves while this thread overrides some; the mesh context
-    context = config.trace_key() if config_local.values else config.global_trace_number
-    mesh = mesh_context_key()
-    if len(args) == 1 and not kwargs and type(args[0]) is ArrayImpl:  # one Array: the key
-        buf = args[0]._buf                                            # spelt out
-        key_t = (fun, buf.shape, buf.dtype, args[0]._weak, context, mesh)
-        arrays: Sequence = args
-    else:
-        key: list = [fun]
-        arrays = []
-        for a in args:
-            if type(a) is ArrayImpl:  # inlined `_signature` (the common case)
-                buf = a._buf
-                key += (buf.shape, buf.dtype, a._weak)
-                arrays.append(a)
-            elif not _signature(a, key, arrays):
-                return fun(*args, **kwargs)
-        if kwargs:
-            for name, a in kwargs.items():
-                t = type(a)
-                if t is int or t is bool or a is None:  # inlined (axis=1, keepdims=True)
-                    key += (name, t, a)
-                else:
-                    key.append(name)
-                    if not _signature(a, key, arrays):
-                        return fun(*args, **kwargs)
-        if len(arrays) > 1 and _passed_twice(arrays):  # one Array twice: its plan differs
-            ids = [id(a) for a in arrays]
-            key.append(tuple(ids.index(i) for i in ids))
-        key += (context, mesh)
-        key_t = tuple(key)
-    plan = _plans.get(key_t, False)
-    if plan:  # computed as XLA computes: subnormals flushed (fp_mode)
-        if flush_on(KEPT) is not SWITCHED:
-            return plan(arrays)
-        try:
-            return plan(arrays)
-        finally:
-            flush_off()
+def _unplanned(plan: Any, key: tuple, fun: Callable, args: tuple, kwargs: dict,
+               arrays: Sequence) -> Any:
+    """`fun(*args, **kwargs)` for a key with no plan yet (`plan`: False when never seen,
+    _SEEN after one call, None when it cannot be planned)."""
     if plan is False:  # first call: run as usual, plan on the next
         if len(_plans) >= _MAX_PLANS:
             _plans.clear()
-        _plans[key_t] = _SEEN
+        _plans[key] = _SEEN
         return fun(*args, **kwargs)
     if plan is None:  # known not to be plannable
         return fun(*args, **kwargs)
-    return _record(fun, args, kwargs, arrays, key_t)
+    return _record(fun, args, kwargs, arrays, key)
+
+
+def scalar_operator(fun: Callable, reflected: bool, fallback: Callable) -> Callable:
+    """An Array operator method whose eager calls with a Python int or float (`x > 0`,
+    `2. * x`) replay the plan of `fun(x, scalar)` (`fun(scalar, x)` when `reflected`), keyed
+    by the scalar's type and value as well as x's type; any other call is `fallback(self,
+    other)`.  The scalar is a constant of the plan, converted once when it is recorded."""
+    def operator(self: Any, other: Any) -> Any:
+        t = type(other)
+        if (t is float or t is int) and type(self) is ArrayImpl and trace_state.trace is None:
+            buf = self._buf
+            # (a float zero's sign tells -0.0 from 0.0, which compare equal; NaN keys match
+            # by identity)
+            key = (fun, config.trace_key() if config_local.values
+                   else config.global_trace_number, mesh_context_key(), buf.shape, buf.dtype,
+                   self._weak, t, other, other or (t is float and math.copysign(1.0, other)),
+                   reflected)
+            plan = _plans.get(key, False)
+            if plan:
+                if flush_on(KEPT) is not SWITCHED:
+                    return plan((self,))
+                try:
+                    return plan((self,))
+                finally:
+                    flush_off()
+            return _unplanned(plan, key, fun, (other, self) if reflected else (self, other),
+                              {}, (self,))
+        return fallback(self, other)
+    operator.__name__ = operator.__qualname__ = fallback.__name__
+    return operator
 
 
 def _passed_twice(arrays: list) -> bool:
@@ -429,12 +446,61 @@ def plans_of(fun: Callable) -> list[str]:
     return [p.source for k, p in list(_plans.items()) if k[0] is target and p]
 
 
-def planned(fun: Callable) -> Callable:
+def planned(fun: Callable, traced: Callable | None = None) -> Callable:
     """Decorate a jnp function whose result depends only on its operands' types and its
-    static arguments (any function jit can trace): eager calls go through plans."""
+    static arguments (any function jit can trace): eager calls go through plans, calls
+    under a trace to `traced` (default: `fun`)."""
+    traced = traced or fun
+
     @functools.wraps(fun)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        if trace_state.trace is None:
-            return call(fun, args, kwargs)
-        return fun(*args, **kwargs)
+        if trace_state.trace is not None:
+            return traced(*args, **kwargs)
+        # the options that change tracing: the process-wide ones by number (no call, no
+        # tuple to hash), the options themselves while this thread overrides some
+        context = config.trace_key() if config_local.values else config.global_trace_number
+        key: tuple | None = None
+        if len(args) == 1 and type(args[0]) is ArrayImpl:  # one Array, static keywords:
+            buf = args[0]._buf                               # the key as a tuple at once
+            key = (fun, context, mesh_context_key(), buf.shape, buf.dtype, args[0]._weak)
+            arrays: Sequence = args
+            for name, a in kwargs.items():
+                t = type(a)
+                if t is int or t is bool or a is None:  # (axis=1, keepdims=True)
+                    key += (name, t, a)
+                else:
+                    key = None
+                    break
+        if key is None:  # the same key built in a list
+            parts: list = [fun, context, mesh_context_key()]
+            arrays = []
+            for a in args:
+                if type(a) is ArrayImpl:  # inlined `_signature` (the common case)
+                    buf = a._buf
+                    parts += (buf.shape, buf.dtype, a._weak)
+                    arrays.append(a)
+                elif not _signature(a, parts, arrays):
+                    return fun(*args, **kwargs)
+            if kwargs:
+                for name, a in kwargs.items():
+                    t = type(a)
+                    if t is int or t is bool or a is None:
+                        parts += (name, t, a)
+                    else:
+                        parts.append(name)
+                        if not _signature(a, parts, arrays):
+                            return fun(*args, **kwargs)
+            if len(arrays) > 1 and _passed_twice(arrays):  # one Array twice: another plan
+                ids = [id(a) for a in arrays]
+                parts.append(tuple(ids.index(i) for i in ids))
+            key = tuple(parts)
+        plan = _plans.get(key, False)
+        if plan:  # computed as XLA computes: subnormals flushed (fp_mode)
+            if flush_on(KEPT) is not SWITCHED:
+                return plan(arrays)
+            try:
+                return plan(arrays)
+            finally:
+                flush_off()
+        return _unplanned(plan, key, fun, args, kwargs, arrays)
     return wrapper

@@ -12,6 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from pyjax._src import errors
+from pyjax._src.backend.eager_plans import scalar_operator
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import Array, ArrayImpl
 from pyjax._src.core.trace import Tracer
@@ -233,10 +234,11 @@ def _tracer_iter(self: Tracer) -> Any:
 def install() -> None:
     """Define the operators, methods and properties on the Array base class."""
     for name, fn in _BINARY.items():
-        setattr(Array, f"__{name}__", _forward(fn))
-        setattr(Array, f"__r{name}__", _reflected(fn))
+        setattr(Array, f"__{name}__", scalar_operator(fn, False, _forward(fn)))
+        setattr(Array, f"__r{name}__", scalar_operator(fn, True, _reflected(fn)))
     for name, fn in _COMPARISONS.items():
-        setattr(Array, f"__{name}__", (_equality if name in ("eq", "ne") else _forward)(fn))
+        setattr(Array, f"__{name}__", scalar_operator(
+            fn, False, (_equality if name in ("eq", "ne") else _forward)(fn)))
     Array.__copy__ = lambda self: self.copy()
     Array.__deepcopy__ = _deepcopy
     Tracer.__reduce__ = _tracer_reduce

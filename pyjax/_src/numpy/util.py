@@ -250,16 +250,12 @@ def staged_as_jit(fun: Callable | None = None, *, static_argnames: Sequence[str]
     jitted = jit(fun, static_argnames=tuple(static_argnames) or None,
                  static_argnums=tuple(static_argnums) or None)
 
-    @functools.wraps(fun)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        trace = trace_state.trace
-        if trace is None:
-            return eager_plans.call(fun, args, kwargs)
-        if trace.eager_like:  # inside a planned call: record fun's steps
+    def traced(*args: Any, **kwargs: Any) -> Any:
+        if trace_state.trace.eager_like:  # inside a planned call: record fun's steps
             return fun(*args, **kwargs)
         return jitted(*args, **kwargs)
 
-    return wrapper
+    return eager_plans.planned(fun, traced)
 
 
 _PY_SCALAR_OF_KIND = {"b": bool, "i": int, "u": int, "f": float, "V": float, "c": complex}
