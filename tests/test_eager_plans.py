@@ -370,6 +370,10 @@ REDUCTIONS = {
     "any": lambda x: jnp.any(x),
     "all_axis": lambda x: jnp.all(x, axis=-1),
     "any_keepdims": lambda x: jnp.any(x, axis=0, keepdims=True),
+    "all_keepdims": lambda x: jnp.all(x, axis=-1, keepdims=True),
+    "argmax": lambda x: jnp.argmax(x),
+    "argmin_axis": lambda x: jnp.argmin(x, axis=-1),
+    "argmax_keepdims": lambda x: jnp.argmax(x, axis=0, keepdims=True),
 }
 DTYPES = [np.float32, np.float16, BF16, np.int32, np.int8, np.uint8, np.bool_,
           np.dtype(jnp.int4), np.dtype(jnp.float8_e4m3fn)]
@@ -398,9 +402,23 @@ def test_specialised_reductions_of_scalars_and_broadcasts(monkeypatch):
                          [(jnp.full((3, 1000), v, np.int8),) for v in (1, -3)]):
             try:
                 _unplanned(monkeypatch, fn, *operands[0])
-            except ValueError:  # an axis a scalar lacks
+            except (ValueError, IndexError):  # an axis a scalar lacks (argmin: as JAX's)
                 continue
             _check_planned(monkeypatch, fn, operands)
+
+
+def test_boolean_reductions_to_one_element_count(monkeypatch):
+    """all/any whose result has one element (of any rank) count the true elements: each
+    call gives the unplanned result, a new buffer each time, all true, all false or mixed."""
+    fns = [lambda c: jnp.all(c), lambda c: jnp.any(c, axis=-1),
+           lambda c: jnp.all(c, axis=-1, keepdims=True), lambda c: jnp.any(c, keepdims=True)]
+    for shape in [(10,), (1, 10), (1, 1, 3), (1,)]:
+        operands = [(jnp.asarray(np.full(shape, v)),) for v in (True, False)] + [
+            (jnp.asarray(np.arange(np.prod(shape)).reshape(shape) % 2 == 1),)]
+        for fn in fns:
+            _check_planned(monkeypatch, fn, operands)
+            first, second = fn(*operands[0]), fn(*operands[0])
+            assert first._buf is not second._buf
 
 
 def test_specialised_reductions_accumulate_long_sums_wide(monkeypatch):

@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from pyjax._src.backend.eager_plans import planned
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.trace import Tracer, trace_state
@@ -150,6 +151,7 @@ def _where(condition: Any, x: Any, y: Any) -> Any:
     return lax.select(condition, x, y)
 
 
+@planned
 def where(condition: Any, x: Any = None, y: Any = None, /, *, size: Any = None,
           fill_value: Any = None) -> Any:
     """x where condition holds, else y (the one-argument form is nonzero)."""

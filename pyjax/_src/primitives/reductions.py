@@ -12,6 +12,7 @@ from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import pp_eqn_standard
 from pyjax._src.primitives._accumulation import accumulation_dtype
+from pyjax._src.primitives.elementwise import _count_nonzero
 from pyjax._src.primitives._rules import (
     ANY, BOOL, FLOAT, INT, INTEGRAL, NUMBER, UINT, check_kinds, exact_ufunc, make_primitive)
 from pyjax._src.transforms import ad
@@ -195,11 +196,30 @@ def _bitwise(ufunc: np.ufunc, empty: Callable) -> Callable:
 
     def for_type(dtype: np.dtype, shape: tuple, axes: tuple, keepdims: bool = False
                  ) -> Callable:
-        if math.prod(shape):
-            return _kernel(ufunc, dtype, shape, axes, keepdims)
-        return _exact(lambda b: fn(b, axes), dtype, shape, axes, keepdims)
+        size = math.prod(shape)
+        if not size:
+            return _exact(lambda b: fn(b, axes), dtype, shape, axes, keepdims)
+        out_shape = _kept_shape(shape, axes) if keepdims else _reduced_np_shape(shape, axes)
+        if dtype == dtypes.bool_ and ufunc is not np.bitwise_xor and math.prod(out_shape) == 1:
+            return _counted(ufunc is np.bitwise_and, size, out_shape)
+        return _kernel(ufunc, dtype, shape, axes, keepdims)
     fn.for_type = for_type
     return fn
+
+
+def _reduced_np_shape(shape: tuple, axes: tuple) -> tuple:
+    return tuple(n for i, n in enumerate(shape) if i not in axes)
+
+
+def _counted(every: bool, size: int, shape: tuple) -> Callable:
+    """The and (`every`) or the or of a boolean operand of `size` elements into one element
+    of `shape` (all(c), any(c), all(c, axis=1) of a single row), as an exact impl: counting
+    the true elements (NumPy's C count_nonzero) and copying a prepared result costs a third
+    of ufunc.reduce on small operands."""
+    true, false = np.ones(shape, bool), np.zeros(shape, bool)
+    if every:
+        return exact(lambda b: (true if _count_nonzero(b) == size else false).copy())
+    return exact(lambda b: (true if _count_nonzero(b) else false).copy())
 
 
 reduce_sum_p = _reduction("reduce_sum", _accumulating(np.add), NUMBER, out_sharding=True,
@@ -300,7 +320,7 @@ def _reduced_np(x: np.ndarray, axes: tuple) -> tuple:
     return tuple(s for i, s in enumerate(x.shape) if i not in axes)
 
 
-def _arg_reduction(name: str, np_fn: Callable) -> Any:
+def _arg_reduction(name: str, np_fn: Callable, method: Callable) -> Any:
     def abstract_eval(x: ShapedArray, *, axes: tuple, index_dtype: np.dtype) -> ShapedArray:
         check_kinds(name, (BOOL, INT, UINT, FLOAT), x)
         if len(axes) != 1:
@@ -312,13 +332,21 @@ def _arg_reduction(name: str, np_fn: Callable) -> Any:
     def impl(x: np.ndarray, *, axes: tuple, index_dtype: np.dtype) -> np.ndarray:
         return np.asarray(np_fn(x, axis=axes[0]), index_dtype)
 
-    return make_primitive(name, impl, abstract_eval)
+    def specialize(x: ShapedArray, *, axes: tuple, index_dtype: np.dtype) -> Callable:
+        """impl for an ndarray operand (eager plans): `method`, the ndarray method np_fn
+        calls, without np_fn's Python layers (1.3 of a 10-element argmax's 2.3 µs)."""
+        axis = axes[0]
+        return exact(lambda x: np.asarray(method(x, axis), index_dtype))
+
+    prim = make_primitive(name, impl, abstract_eval)
+    prim.specialize = specialize
+    return prim
 
 
-argmax_p = _arg_reduction("argmax", np.argmax)
+argmax_p = _arg_reduction("argmax", np.argmax, np.ndarray.argmax)
 ad.defjvp_zero(argmax_p)
 defreducer(argmax_p)
-argmin_p = _arg_reduction("argmin", np.argmin)
+argmin_p = _arg_reduction("argmin", np.argmin, np.ndarray.argmin)
 ad.defjvp_zero(argmin_p)
 defreducer(argmin_p)
 
