@@ -471,6 +471,14 @@ def planned(fun: Callable, traced: Callable | None = None) -> Callable:
                 else:
                     key = None
                     break
+        elif len(args) == 3 and not kwargs:  # three Arrays (where(c, x, y)): a tuple too
+            c, x, y = args
+            if (type(c) is ArrayImpl and type(x) is ArrayImpl and type(y) is ArrayImpl
+                    and c is not x and c is not y and x is not y):
+                cb, xb, yb = c._buf, x._buf, y._buf
+                key = (fun, context, mesh_context_key(), cb.shape, cb.dtype, c._weak,
+                       xb.shape, xb.dtype, x._weak, yb.shape, yb.dtype, y._weak)
+                arrays = args
         if key is None:  # the same key built in a list
             parts: list = [fun, context, mesh_context_key()]
             arrays = []
