@@ -295,6 +295,21 @@ def test_options_that_decline():
     assert_same(*both(random.normal, key, (4,)))  # and back
 
 
+@pytest.mark.parametrize("option", ["jax_disable_jit", "jax_no_execution"])
+def test_process_wide_options_that_decline(option):
+    """Set with config.update (no thread override), the options decline as well."""
+    key = random.PRNGKey(2)
+    pyjax.config.update(option, True)
+    try:
+        if option == "jax_disable_jit":
+            assert_same(*both(random.normal, key, (4,), expect_fast=False))
+        else:
+            assert fast.normal(key, (4,), None) is None
+    finally:
+        pyjax.config.update(option, False)
+    assert_same(*both(random.normal, key, (4,)))  # and back
+
+
 # ---------------------------------------------------------------------------------------------
 # Tracing never takes the fast path
 # ---------------------------------------------------------------------------------------------
