@@ -263,8 +263,9 @@ class _Step:
             lines = [f"    {target} = {_spelt_out(self.name, self.special, args, namespace)} "
                      f"if 0 not in {args}.strides else {self.name}.broadcasts({args})"]
         elif getattr(self.special, "loud", None) is not None:
+            loud = namespace[f"{self.name}_loud"] = self.special.loud
             lines = ["    token = errstate.set(IGNORE_ALL)", "    try:",
-                     f"        {target} = {self.name}.loud({args})",
+                     f"        {target} = {_spelt_out(f'{self.name}_loud', loud, args, namespace)}",
                      "    finally:", "        errstate.reset(token)"]
         else:
             lines = [f"    {target} = {_spelt_out(self.name, self.special, args, namespace)}"]
