@@ -377,10 +377,13 @@ def _unplanned(plan: Any, key: tuple, fun: Callable, args: tuple, kwargs: dict,
 def scalar_operator(fun: Callable, reflected: bool, fallback: Callable) -> Callable:
     """An Array operator method whose eager calls with a Python int or float (`x > 0`,
     `2. * x`) replay the plan of `fun(x, scalar)` (`fun(scalar, x)` when `reflected`), keyed
-    by the scalar's type and value as well as x's type; any other call is `fallback(self,
-    other)`.  The scalar is a constant of the plan, converted once when it is recorded."""
+    by the scalar's type and value as well as x's type; another Array goes to `fun` directly
+    (as `fallback` would send it), anything else to `fallback(self, other)`.  The scalar is
+    a constant of the plan, converted once when it is recorded."""
     def operator(self: Any, other: Any) -> Any:
         t = type(other)
+        if t is ArrayImpl:
+            return fun(other, self) if reflected else fun(self, other)
         if (t is float or t is int) and type(self) is ArrayImpl and trace_state.trace is None:
             buf = self._buf
             # (a float zero's sign tells -0.0 from 0.0, which compare equal; NaN keys match
@@ -465,13 +468,14 @@ def planned(fun: Callable, traced: Callable | None = None) -> Callable:
             buf = args[0]._buf                               # the key as a tuple at once
             key = (fun, context, mesh_context_key(), buf.shape, buf.dtype, args[0]._weak)
             arrays: Sequence = args
-            for name, a in kwargs.items():
-                t = type(a)
-                if t is int or t is bool or a is None:  # (axis=1, keepdims=True)
-                    key += (name, t, a)
-                else:
-                    key = None
-                    break
+            if kwargs:
+                for name, a in kwargs.items():
+                    t = type(a)
+                    if t is int or t is bool or a is None:  # (axis=1, keepdims=True)
+                        key += (name, t, a)
+                    else:
+                        key = None
+                        break
         elif len(args) == 3 and not kwargs:  # three Arrays (where(c, x, y)): a tuple too
             c, x, y = args
             if (type(c) is ArrayImpl and type(x) is ArrayImpl and type(y) is ArrayImpl
