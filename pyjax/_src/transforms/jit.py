@@ -21,7 +21,7 @@ import numpy as np
 from pyjax._src import caches
 from pyjax._src.backend.dispatch import detach, scalar_buffer, to_buffer, wrap
 from pyjax._src.backend.executor import compile_jaxpr
-from pyjax._src.backend.fp_mode import KEPT, SWITCHED, flush_off, flush_on
+from pyjax._src.backend.fp_mode import KEPT, SWITCHED, flush_off, flush_on, run_unflushed
 from pyjax._src.config import config, config_local
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import Array, ArrayImpl
@@ -324,8 +324,15 @@ class _Entry:
     def __init__(self, jaxpr: ClosedJaxpr, out_tree: Any):
         self.jaxpr, self.out_tree = jaxpr, out_tree
         self.out_avals = jaxpr.out_avals
-        self.run = compile_jaxpr(jaxpr)
+        # compiled on the first run, not here: a jit only ever traced inside another (jnp's
+        # own jitted helpers) is inlined there and never runs, so compiling it (tier 1
+        # kernels) would be wasted work in the outer function's first call
+        self.run = self._compile_and_run
         self.placements: dict = {}  # the arguments' shardings -> the results' (or None)
+
+    def _compile_and_run(self, buffers: list) -> list:
+        self.run = run_unflushed(compile_jaxpr, self.jaxpr)  # (as XLA compiles: subnormals)
+        return self.run(buffers)
 
     def place(self, leaves: list, results: list) -> list:
         """`results` laid out as sharding propagation decides from the arguments' layouts."""
