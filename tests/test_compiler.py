@@ -665,3 +665,24 @@ def test_iota_pass_broadcasts_a_line():
     iotas = [e for e in closed.jaxpr.eqns if e.primitive.name == "iota"]
     assert [e.params["shape"] for e in iotas] == [(67,), (67,)]
     np.testing.assert_array_equal(np.asarray(pyjax.jit(_tril_mask)(_SQ)), np.tril(_SQ))
+
+
+def test_a_jit_only_traced_inside_another_is_not_compiled(monkeypatch):
+    """An inner jit inlined into the outer program never runs on its own: only the outer
+    function's jaxpr is compiled (the inner one once it is called by itself)."""
+    from pyjax._src.backend import compiler
+    compiled = []
+    build = compiler.backend_compile_and_load
+
+    def counting(backend, closed):
+        compiled.append(closed)
+        return build(backend, closed)
+
+    monkeypatch.setattr(compiler, "backend_compile_and_load", counting)
+    inner = pyjax.jit(lambda x: jnp.sin(x) * 3.0)
+    outer = pyjax.jit(lambda x: inner(x) + 1.0)
+    x = np.arange(5, dtype=np.float32)
+    np.testing.assert_array_equal(np.asarray(outer(x)), np.asarray(outer(x)))
+    assert len(compiled) == 1
+    inner(x)
+    assert len(compiled) == 2
