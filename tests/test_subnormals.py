@@ -108,7 +108,7 @@ def test_a_thread_started_inside_an_operation_keeps_subnormals(monkeypatch) -> N
         thread.join()
         return seen
 
-    monkeypatch.setattr(engine, "_workers", [])
+    monkeypatch.setattr(engine, "_worker", None)
     monkeypatch.setattr(engine, "_jobs", queue.Queue())
     seen: list = []
     assert fp_mode.flush_on(fp_mode.KEPT) is fp_mode.SWITCHED

@@ -1,7 +1,7 @@
 """Tier 1: native kernels for fused clusters, compiled by llvmlite for the host CPU.
 
 `attach(program)` looks at each cluster tier 0 generated a function for; those that codegen
-supports are compiled on the background threads (or at once, in parallel, under `jax_compile_sync`) and then
+supports are compiled on the background thread (or at once under `jax_compile_sync`) and then
 replace tier 0's function in the generated module's globals, so the next call of `run` uses
 the native kernel.  Without llvmlite or libmvec tier 1 is off; `reason()` says why.
 """
@@ -98,20 +98,38 @@ def attach(program: Any, sync: bool) -> dict[str, Kernel | str]:
             kernel.compile()
         except Exception as e:  # noqa: BLE001  (LLVM rejected it: tier 0 keeps serving)
             kernels[fname] = f"LLVM failed: {e}"
+            namespace[fname] = kernel.fallback
             return
         namespace[fname] = kernel
 
-    jobs = []
     for fname, kernel in kernels.items():
         if isinstance(kernel, Kernel):
             kernel.fallback = namespace[fname]
-            jobs.append(lambda f=fname, k=kernel: install(f, k))
-    if sync or FORCED:
-        engine.run_all(jobs)  # in parallel, waiting for all
-    else:
-        for job in jobs:
-            engine.submit(job)
+            if sync or FORCED:
+                install(fname, kernel)
+            else:
+                patience = engine.Patience()
+                namespace[fname] = _patient(namespace, fname, kernel.fallback, patience)
+                engine.submit(lambda f=fname, k=kernel, p=patience: _installed(install, f, k, p))
     return kernels
+
+
+def _installed(install: Any, fname: str, kernel: Kernel, patience: Any) -> None:
+    """install(fname, kernel), then let the calls waiting for it go on."""
+    try:
+        install(fname, kernel)
+    finally:
+        patience.done.set()
+
+
+def _patient(namespace: dict, fname: str, fallback: Any, patience: Any) -> Any:
+    """Tier 0's function for a cluster whose kernel is compiling: after engine.PATIENCE
+    calls a call waits for the compile, then runs whatever serves the cluster by then."""
+    def call(*args: Any) -> tuple:
+        patience.slow_call()
+        current = namespace[fname]
+        return (fallback if current is call else current)(*args)
+    return call
 
 
 def wait() -> None:

@@ -1,11 +1,12 @@
 """llvmlite underneath tier 1: the host target, libmvec, optimisation and MCJIT, the on-disk
-cache of object code (disk_cache.py), and the background threads that compile kernels while
+cache of object code (disk_cache.py), and the background thread that compiles kernels while
 tier 0 serves.
 
-Each compiling thread parses, optimises and generates object code in an LLVM context, target
-machine and pass builder of its own (llvmlite releases the GIL meanwhile, so kernels compile
-in parallel, one per core, and Python goes on); only loading the object code into the one
-MCJIT engine happens under the lock.
+A kernel is parsed, optimised and turned into object code (llvmlite releases the GIL inside
+LLVM, so Python goes on meanwhile), then loaded into the one MCJIT engine under the lock.
+llvmlite runs every LLVM call under a lock of its own, so one compile thread is all there is
+to have; and since each LLVM call must take the GIL back from a busy Python thread (up to the
+5 ms switch interval each), a compile makes few of them.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import ctypes.util
 import hashlib
 import os
 import queue
+import re
 import threading
 import time
 from typing import Any, Callable, Iterator
@@ -157,6 +159,8 @@ def _add_runtime(llvm: Any, engine: Any) -> None:
 
 
 _tools = threading.local()
+#: a declared function's name in module text
+_DECLARED = re.compile(r"^declare [^@]*@([\w.$]+)\(", re.MULTILINE)
 
 
 def _short_pipeline(llvm: Any) -> Any:
@@ -185,12 +189,11 @@ def _object_code(ir: str, short: bool = False) -> bytes:
             setattr(tuning, name, False)
         _tools.builder = llvm.create_pass_builder(_tools.machine, tuning)
         _tools.short = _short_pipeline(llvm)
+    for name in _DECLARED.findall(ir):  # MCJIT aborts the process on a symbol it cannot
+        if not name.startswith("llvm.") and not llvm.address_of_symbol(name):  # resolve
+            raise RuntimeError(f"{name} is not in this glibc's libmvec")
     module = llvm.parse_assembly(ir, context=_tools.context)
     module.verify()
-    for f in module.functions:  # MCJIT aborts the process on a symbol it cannot resolve
-        if (f.is_declaration and not f.name.startswith("llvm.")
-                and not llvm.address_of_symbol(f.name)):
-            raise RuntimeError(f"{f.name} is not in this glibc's libmvec")
     passes = _tools.short if short else _tools.builder.getModulePassManager()
     passes.run(module, _tools.builder)
     return _tools.machine.emit_object(module)
@@ -209,15 +212,21 @@ def _host(llvm: Any, triple: str, cpu: str, features: Any) -> str:
 
 
 def unavailable() -> str | None:
-    """Why native kernels cannot be built here (None when they can)."""
+    """Why native kernels cannot be built here (None when they can).  Once known it is read
+    without the lock: eager calls ask on every call, and a thread looping over them would
+    otherwise take the lock back each time before a compile thread waiting for it could
+    (a threefry kernel waited 13-30 s behind a loop of random.normal calls)."""
+    if _target is not None or _unavailable is not None:
+        return _unavailable
     with _lock:
         return _setup()
 
 
 def isa() -> Isa:
-    with _lock:
-        _setup()
-        return _target[2]
+    if _target is None:
+        with _lock:
+            _setup()
+    return _target[2]
 
 
 #: kernels compiled from IR, and kernels loaded from the disk cache, in this process
@@ -266,10 +275,8 @@ def _compile_ir(ir: str, short: bool = False) -> Callable:
         return _compiled[ir]
 
 
-#: threads compiling in the background: one per core, at most this many
-MAX_COMPILE_THREADS = 4
 _jobs: "queue.Queue[Callable[[], None]]" = queue.Queue()
-_workers: list[threading.Thread] = []
+_worker: threading.Thread | None = None
 
 
 def _work() -> None:
@@ -283,53 +290,50 @@ def _work() -> None:
 
 
 def submit(job: Callable[[], None]) -> None:
-    """Run `job` on a background compile thread (started on first use)."""
+    """Run `job` on the background compile thread (started on first use)."""
+    global _worker
     with _lock:
-        if not _workers:
-            count = min(MAX_COMPILE_THREADS, len(os.sched_getaffinity(0)))
-            for i in range(count):
-                worker = threading.Thread(target=_work, name=f"pyjax-compile-{i}", daemon=True)
-                _workers.append(worker)
-                worker.start()
+        if _worker is None:
+            _worker = threading.Thread(target=_work, name="pyjax-compile", daemon=True)
+            _worker.start()
     _jobs.put(job)
 
 
-def on_compile_thread() -> bool:
-    """Whether this is one of the background compile threads (which must not wait for jobs)."""
-    return threading.current_thread() in _workers
+#: calls served the slow way (NumPy) while their kernel compiles, before the next one waits
+#: for the compile instead: a Python thread that keeps calling such an operation keeps taking
+#: the GIL back from the compile thread between its LLVM calls, and starved a threefry compile
+#: of ~40 ms for 13-30 s behind a loop of eager random.normal calls (400 us each instead of 4)
+PATIENCE = 32
+#: the longest such a call waits (a compile stuck elsewhere leaves it on the slow way)
+PATIENCE_TIMEOUT_S = 10.0
 
 
-def run_all(jobs: list[Callable[[], None]]) -> None:
-    """Run `jobs` on the compile threads at once (in parallel) and wait for them."""
-    if len(jobs) < 2 or on_compile_thread():
-        for job in jobs:
-            job()
-        return
-    done = [threading.Event() for _ in jobs]
-    for job, event in zip(jobs, done):
-        submit(lambda job=job, event=event: _run_then(job, event))
-    for event in done:
-        event.wait()
+class Patience:
+    """The slow calls made while one compile is pending: past PATIENCE, `slow_call()` waits
+    for `done` (set when the compile ends, whichever way) before the caller goes on."""
+
+    __slots__ = ("done", "calls")
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.calls = 0
+
+    def slow_call(self) -> None:
+        self.calls += 1
+        if self.calls > PATIENCE and threading.current_thread() is not _worker:
+            self.done.wait(PATIENCE_TIMEOUT_S)
 
 
-def _run_then(job: Callable[[], None], event: threading.Event) -> None:
-    try:
-        job()
-    finally:
-        event.set()
+def _forget_worker() -> None:
+    """In a forked child: the compile thread is gone; a new one starts on the next submit."""
+    global _jobs, _worker
+    _worker, _jobs = None, queue.Queue()
 
 
-def _forget_workers() -> None:
-    """In a forked child: the compile threads are gone; new ones start on the next submit."""
-    global _jobs
-    _workers.clear()
-    _jobs = queue.Queue()
-
-
-os.register_at_fork(after_in_child=_forget_workers)
+os.register_at_fork(after_in_child=_forget_worker)
 
 
 def wait() -> None:
-    """Block until every submitted compile has finished (at once on a compile thread)."""
-    if not on_compile_thread():
+    """Block until every submitted compile has finished (at once on the compile thread)."""
+    if threading.current_thread() is not _worker:
         _jobs.join()

@@ -1,7 +1,7 @@
 """Native kernels that impls call directly (threefry.py, xla_math.py), built on demand.
 
 Unlike a jit cluster's kernel, these implement one primitive's impl for any caller, eager or
-compiled.  Each is compiled once per key on tier 1's background threads (synchronously when
+compiled.  Each is compiled once per key on tier 1's background thread (synchronously when
 tier 1 is forced); until it is ready, `get` answers None and the impl computes with NumPy.
 """
 from __future__ import annotations
@@ -16,13 +16,18 @@ class KernelLibrary:
     def __init__(self, ir_of: Callable[[Any], str]) -> None:
         self._ir_of = ir_of
         self._kernels: dict[Any, Any] = {}  # key -> kernel; None while building; False: failed
+        self._pending: dict[Any, Any] = {}  # key -> engine.Patience while building
         self._lock = threading.Lock()
 
     def get(self, key: Any) -> Callable | None:
-        """The compiled kernel for `key`, or None (compiling it starts on the first ask)."""
+        """The compiled kernel for `key`, or None (compiling it starts on the first ask; after
+        engine.PATIENCE asks answered None the next one waits for it)."""
         fn = self._kernels.get(key)
-        if fn is None and key not in self._kernels:
-            self._start(key)
+        if fn is None:
+            if key not in self._kernels:
+                self._start(key)
+            if (patience := self._pending.get(key)) is not None:
+                patience.slow_call()
             fn = self._kernels.get(key)
         return fn or None
 
@@ -34,6 +39,7 @@ class KernelLibrary:
             if key in self._kernels:
                 return
             self._kernels[key] = None
+            self._pending[key] = tier1.engine.Patience()
         if tier1.FORCED:
             self._build(key)
         else:
@@ -47,3 +53,4 @@ class KernelLibrary:
             fn = False
         with self._lock:
             self._kernels[key] = fn
+            self._pending.pop(key).done.set()

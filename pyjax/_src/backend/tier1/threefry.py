@@ -5,7 +5,7 @@ The hash is 20 rounds of 32-bit adds, rotations and xors per counter pair, which
 does all rounds per element, vectorised by LLVM (rotations become `fshl`).  Integer arithmetic
 only, so the bits are exactly those of the NumPy hash.  Each of the four operands is either one
 value (a key, usually) or a full array; the pattern picks the kernel.  Kernels compile on
-tier 1's background threads; `hash2x32` answers None until the one it needs is ready (or when
+tier 1's background thread; `hash2x32` answers None until the one it needs is ready (or when
 tier 1 does not run here), and the caller hashes with NumPy meanwhile.
 
 The sample kernels (`sample`) hash the counters 0 .. n-1 of one key, made in the loop, and
