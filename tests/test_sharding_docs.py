@@ -36,10 +36,6 @@ print(json.dumps(run_doc(jax, np, sys.argv[2])))
 EXPLICIT_TYPES = ("JAX prints the sharding of an Explicit mesh axis inside the type "
                   "(`int32[4@X,2]`; `f32[6@i]` in jaxprs): shardings carried by avals, which "
                   "pyjax's ShapedArray does not have (a core design change)")
-VMA_TYPES = ("under check_vma JAX's type of a shard_map value names the manual axes it varies "
-             "over (`float32[3]{V:i}`, `jax.typeof(x).manual_axis_type`, and `pvary` equations "
-             "in jaxprs): a field of the aval that pyjax's ShapedArray does not have; pyjax "
-             "tracks varying axes beside the values (vma.py) instead")
 INFER_UNDER_JIT = ("shard_map without in_specs under jit reads each argument's sharding from "
                    "its type; pyjax's tracers carry no sharding (shardings in avals), so the "
                    "parameters sharded P('batch') are taken as replicated")
@@ -47,8 +43,7 @@ INFER_UNDER_JIT = ("shard_map without in_specs under jit reads each argument's s
 # Cells where pyjax differs from JAX, each checked to still differ (strict xfail).
 GAPS = {
     **{("sharded_computation", c): EXPLICIT_TYPES for c in ("sc13", "sc14", "sc22")},
-    **{("shard_map", c): VMA_TYPES for c in ("sm18", "sm19", "sm21")},
-    ("shard_map", "sm22"): EXPLICIT_TYPES + "; " + VMA_TYPES,
+    ("shard_map", "sm22"): EXPLICIT_TYPES,
     ("shard_map", "sm60"): INFER_UNDER_JIT,
 }
 

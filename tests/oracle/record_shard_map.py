@@ -4,8 +4,8 @@ tests/data/shard_map.json.
     /work/oracle/bin/python tests/oracle/record_shard_map.py
 
 The parent starts one worker with XLA_FLAGS=--xla_force_host_platform_device_count=8; each case
-records its value (or JAX's error) and, where the body is traced without replication checks
-(check_vma=False, whose jaxpr carries no varying-axis types), the text of make_jaxpr.
+records its value (or JAX's error) and, for some, the text of make_jaxpr (with check_vma, the
+body's types name the manual axes each value varies over, `f32[4]{V:x}`, and pvary casts).
 ``run_all(jax, jnp, lax, np)`` is imported by tests/test_shard_map.py, which runs the same cases
 under pyjax, so this module never imports jax at top level.
 """
@@ -83,6 +83,23 @@ def shard_map_cases(jax, jnp, lax, np):
         a, b)
     add("vmap_of_shard_map", jax.vmap(sm(lambda x: lax.psum(x, "x") * x, P("x"), P("x"))),
         np.stack([v, v * 2]))
+    # check_vma: values typed by the axes they vary over; pvary where operands differ
+    add("vma_mul_pvary", sm(lambda x, y: x * y + 1.0, (P("x"), P()), P("x"), True), v, v[:4],
+        jaxpr=True)
+    add("vma_psum_one_axis", sm(lambda x: lax.psum(x, "y") * 2, P("x", "y"), P("x"), True), a,
+        jaxpr=True)
+    add("vma_pcast", sm(lambda x: lax.pcast(x, "x", to="varying") * x, P(), P("x"), True),
+        v[:4], jaxpr=True)
+    add("vma_cond", sm(lambda x, y: lax.cond(x.sum() > 3, lambda t: t * y, lambda t: t + 1, x),
+                       (P("x"), P()), P("x"), True), v, v[:4], jaxpr=True)
+    add("vma_scan", sm(lambda x, y: lax.scan(lambda c, _: (c * y, None), x, None, length=2)[0],
+                       (P("x"), P()), P("x"), True), v, v[:4], jaxpr=True)
+    add("vma_dot_concat_slice", sm(
+        lambda x, y: (jnp.dot(x, y) + jnp.concatenate([x, y]).sum()
+                      + lax.dynamic_slice(y, (x.astype(np.int32)[0] % 3,), (1,))),
+        (P("x"), P()), P("x"), True), v, v[:4], jaxpr=True)
+    add("vma_axis_index_jit", sm(jax.jit(lambda x: x * lax.axis_index("y")), P("x"),
+                                 P(("x", "y")), True), v, jaxpr=True)
     # errors
     add("error_indivisible", sm(lambda x: x, P("x"), P("x"), True), np.arange(6, dtype=f32))
     add("error_spec_too_long", sm(lambda x: x, P(None, None, "x"), P("x"), True), a)
@@ -132,8 +149,9 @@ print(json.dumps(run_all(jax, jnp, lax, np)))
 
 
 def main() -> None:
+    # JAX's messages print sets (axis names, input states) in hash order: one fixed seed
     env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8",
-               JAX_PLATFORMS="cpu")
+               JAX_PLATFORMS="cpu", PYTHONHASHSEED="1")
     out = subprocess.run([sys.executable, "-c", WORKER, HERE], env=env, check=True,
                          capture_output=True, text=True).stdout
     import jax

@@ -19,17 +19,43 @@ class AbstractValue:
 pytype_aval_mappings: dict[type, Callable[[Any], AbstractValue]] = {}
 
 
+class ManualAxisType:
+    """How a value of a shard_map body varies over its manual mesh axes (JAX's
+    `core.ManualAxisType`): `varying` names them; pyjax has no unreduced or reduced values."""
+
+    __slots__ = ("varying", "unreduced", "reduced")
+
+    def __init__(self, varying: frozenset = frozenset()):
+        self.varying = frozenset(varying)
+        self.unreduced = self.reduced = frozenset()
+
+    @property
+    def empty(self) -> bool:
+        return not self.varying
+
+    def __repr__(self) -> str:
+        return (f"ManualAxisType(varying={self.varying}, unreduced={self.unreduced}, "
+                f"reduced={self.reduced})")
+
+
 class ShapedArray(AbstractValue):
-    """The abstract value of an array: `f32[3]` in a jaxpr; equal avals mean the same trace."""
+    """The abstract value of an array: `f32[3]` in a jaxpr; equal avals mean the same trace.
 
-    __slots__ = ("shape", "dtype", "weak_type", "_hash")
+    `vma` names, in mesh order, the manual axes a shard_map body's value varies over (with
+    check_vma): printed `f32[3]{V:i}` and read as `manual_axis_type`.  Unlike JAX, types that
+    differ only in it compare equal: pyjax checks varying axes once per body (vma.py), so
+    control flow never rejects a program over them."""
 
-    def __init__(self, shape: tuple[int, ...], dtype: np.dtype, weak_type: bool = False):
+    __slots__ = ("shape", "dtype", "weak_type", "vma", "_hash")
+
+    def __init__(self, shape: tuple[int, ...], dtype: np.dtype, weak_type: bool = False,
+                 vma: tuple = ()):
         self.shape = tuple(shape)
         if type(dtype) is not np.dtype and not isinstance(dtype, dtypes.ExtendedDType):
             dtype = np.dtype(dtype)  # a scalar type such as jnp.float32, as JAX accepts
         self.dtype = dtype
         self.weak_type = bool(weak_type)
+        self.vma = vma
         self._hash = hash((self.shape, self.dtype, self.weak_type))
 
     @property
@@ -40,10 +66,15 @@ class ShapedArray(AbstractValue):
     def size(self) -> int:
         return int(np.prod(self.shape, dtype=np.int64))
 
-    def update(self, shape=None, dtype=None, weak_type=None) -> "ShapedArray":
+    def update(self, shape=None, dtype=None, weak_type=None, vma=None) -> "ShapedArray":
         return ShapedArray(self.shape if shape is None else shape,
                            self.dtype if dtype is None else dtype,
-                           self.weak_type if weak_type is None else weak_type)
+                           self.weak_type if weak_type is None else weak_type,
+                           self.vma if vma is None else vma)
+
+    @property
+    def manual_axis_type(self) -> ManualAxisType:
+        return ManualAxisType(frozenset(self.vma))
 
     @property
     def sharding(self) -> "Any":
@@ -57,15 +88,20 @@ class ShapedArray(AbstractValue):
     def to_tangent_aval(self) -> "ShapedArray":
         """The type of this value's tangents (float0 for integers and booleans)."""
         if dtypes.is_inexact(self.dtype):
-            return ShapedArray(self.shape, self.dtype, self.weak_type)
-        return ShapedArray(self.shape, dtypes.float0, False)
+            return ShapedArray(self.shape, self.dtype, self.weak_type, self.vma)
+        return ShapedArray(self.shape, dtypes.float0, False, self.vma)
 
     def strip_weak_type(self) -> "ShapedArray":
-        return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False)
+        return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False,
+                                                           self.vma)
 
     def str_short(self, short_dtypes: bool = False) -> str:
         name = dtypes.short_dtype_name(self.dtype) if short_dtypes else dtypes.dtype_name(self.dtype)
-        return f"{name}[{','.join(str(d) for d in self.shape)}]"
+        text = f"{name}[{','.join(str(d) for d in self.shape)}]"
+        if self.vma:
+            names = ",".join(map(str, self.vma))
+            text += f"{{V:{names if len(self.vma) == 1 else '(' + names + ')'}}}"
+        return text
 
     def __eq__(self, other: object) -> bool:
         return (type(other) is ShapedArray and self.shape == other.shape

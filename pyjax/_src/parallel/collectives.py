@@ -134,18 +134,19 @@ def _static_axis_size(axis_name: Any) -> int | None:
 
 
 def _collective(name: str, on_axis: Callable[..., tuple], abstract_eval: Callable,
-                multiple_results: bool = False, passthrough: Callable | None = None
-                ) -> Primitive:
-    """A primitive that, under the BatchTrace named `axis_name`, runs `on_axis(trace, vals,
-    dims, **params)`; elsewhere it passes through keeping the batch axes (or runs
-    `passthrough(trace, vals, dims, **params)` when the batch axis needs other handling)."""
+                multiple_results: bool = False, passthrough: Callable | None = None,
+                names_param: str = "axis_name") -> Primitive:
+    """A primitive that, under the BatchTrace named by its `names_param` parameter, runs
+    `on_axis(trace, vals, dims, **params)`; elsewhere it passes through keeping the batch
+    axes (or runs `passthrough(trace, vals, dims, **params)` when the batch axis needs other
+    handling)."""
     prim = Primitive(name, multiple_results=multiple_results)
     prim.impl = _unbound
     prim.abstract_eval = abstract_eval
 
     def batch_collective(trace: BatchTrace, vals: Sequence[Any], dims: Sequence[Any],
                          **params: Any) -> tuple:
-        if trace.axis_name is not None and trace.axis_name in _names(params["axis_name"]):
+        if trace.axis_name is not None and trace.axis_name in _names(params[names_param]):
             return on_axis(trace, vals, dims, **params)
         if all(d is None for d in dims):
             out = prim.bind(*vals, **params)
@@ -174,21 +175,23 @@ def _other_names(trace: BatchTrace, axis_name: Any) -> tuple:
     return tuple(n for n in _names(axis_name) if n != trace.axis_name)
 
 
-def _reducer(reduce: Callable, of_constant: Callable) -> Callable:
+def _reducer(reduce: Callable, of_constant: Callable, names_param: str = "axis_name"
+             ) -> Callable:
     """Reduce along the batch axis; a value the same on every member of the axis reduces in
     closed form (`of_constant(x, axis_size)`), as JAX's _constant_reduction does.  The other
-    axes of a multi-axis reduction are reduced by the traces bearing them."""
+    axes of a multi-axis reduction (parameter `names_param`) are reduced by the traces
+    bearing them."""
     def on_axis(trace: BatchTrace, vals: Sequence[Any], dims: Sequence[Any],
                 **params: Any) -> tuple:
         (x,), (d,) = vals, dims
         out = of_constant(x, trace.axis_size) if d is None else reduce(x, [d])
         if _spans(trace):  # then over the other processes
             from pyjax._src.parallel import distributed
-            op = on_axis.prim.name[1:]
+            op = on_axis.prim.name[1:].split("_")[0]  # (psum_invariant: a sum)
             out = distributed.allreduce(out, op, _collective_name(trace, on_axis.prim.name))
-        rest = _other_names(trace, params["axis_name"])
+        rest = _other_names(trace, params[names_param])
         if rest:
-            out = on_axis.prim.bind(out, axis_name=rest)
+            out = on_axis.prim.bind(out, **{names_param: rest})
         return out, None
     return on_axis
 
@@ -203,6 +206,28 @@ _psum_on_axis.prim, _pmax_on_axis.prim, _pmin_on_axis.prim = psum_p, pmax_p, pmi
 ad.deflinear(psum_p, lambda ct, x, *, axis_name: [psum_p.bind(ct, axis_name=axis_name)])
 ad.defjvp(pmax_p, None)
 ad.defjvp(pmin_p, None)
+#: psum where values are typed by the axes they vary over (shard_map with check_vma): the sum
+#: over `axes` is invariant along them; its transpose is pvary (JAX's psum_invariant)
+_psum_invariant_on_axis = _reducer(red.reduce_sum, lambda x, size: ew.mul(ew._const(x, size), x),
+                                   names_param="axes")
+psum_invariant_p = _collective("psum_invariant", _psum_invariant_on_axis, _same_aval,
+                               names_param="axes")
+_psum_invariant_on_axis.prim = psum_invariant_p
+
+
+def _pvary_on_axis(trace: BatchTrace, vals: Sequence[Any], dims: Sequence[Any],
+                   **params: Any) -> tuple:
+    """A value invariant over the axis is already every member's: the cast moves nothing."""
+    (x,), (d,) = vals, dims
+    rest = _other_names(trace, params["axes"])
+    return (pvary_p.bind(x, axes=rest) if rest else x), d
+
+
+#: the no-op cast of a value invariant over manual axes to one varying over them (shard_map
+#: with check_vma types values by the axes they vary over; vma.py adds the axes)
+pvary_p = _collective("pvary", _pvary_on_axis, _same_aval, names_param="axes")
+ad.deflinear(pvary_p, lambda ct, x, *, axes: [psum_invariant_p.bind(ct, axes=axes)])
+ad.deflinear(psum_invariant_p, lambda ct, x, *, axes: [pvary_p.bind(ct, axes=axes)])
 
 
 def _axis_index_on_axis(trace: BatchTrace, vals: Sequence[Any], dims: Sequence[Any],
@@ -749,6 +774,9 @@ def psum(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
         size = _static_axis_size(axis_name)
         if size is not None:
             return tree_unflatten(tree, [_times(size, v) for v in leaves])
+    if any(typing_vma(v) for v in leaves):
+        return tree_unflatten(tree, [psum_invariant_p.bind(v, axes=_names(axis_name))
+                                     for v in leaves])
     return tree_unflatten(tree, [psum_p.bind(v, axis_name=axis_name) for v in leaves])
 
 
@@ -862,6 +890,15 @@ def psend(x: Any, axis_name: Any, perm: Sequence[tuple[int, int]]) -> Any:
 _PCAST_TARGETS = {"unreduced", "reduced", "varying"}
 
 
+def typing_vma(x: Any) -> bool:
+    """Whether values where x lives are typed by the manual axes they vary over: a shard_map
+    body with check_vma, staged (vma.typing) or eager (its trace's `types_vma`)."""
+    from pyjax._src.transforms.staging import equation_typing
+    if equation_typing.rule is not None:
+        return True
+    return bool(getattr(getattr(x, "_trace", None), "types_vma", False))
+
+
 def pcast(x: Any, axis_name: Any, *, to: str) -> Any:
     """Change how x varies over the named axes.  pmap's axes do not track it (JAX runs pmap as
     a shard_map without checks), so there the cast is x itself; vmap has no such axes."""
@@ -880,7 +917,8 @@ def pcast(x: Any, axis_name: Any, *, to: str) -> Any:
     if all(t is not None and _is_device_axis(t) for t in traces):
         return x
     if to == "varying" and all(n in _manual_axes.sizes for n in names):
-        return x  # a shard_map body: values are not typed by how they vary (vma.py infers it)
+        # a shard_map body: the cast types x as varying when check_vma types values
+        return pvary_p.bind(x, axes=names) if typing_vma(x) else x
     if trace_state.trace is None:
         raise ValueError(f"{cast} should be called under jax.shard_map.")
     for name, t in zip(names, traces):

@@ -7,6 +7,7 @@ derivative and batching rules run that expansion under the transformation.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import threading
@@ -24,7 +25,7 @@ from pyjax._src.parallel import collectives as coll
 from pyjax._src.parallel import mesh as mesh_lib
 from pyjax._src.parallel.sharding import (DuplicateSpecError, NamedSharding, PartitionSpec,
                                           placed)
-from pyjax._src.parallel.vma import check_out_vma, infer_vma
+from pyjax._src.parallel.vma import check_out_vma, infer_vma, typing
 from pyjax._src.transforms import ad
 from pyjax._src.transforms.batching import _broadcast_prefix, batch_flat, vmap
 from pyjax._src.transforms.staging import abstractify, trace_to_jaxpr
@@ -388,8 +389,12 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = I
             concrete = mesh_lib.get_concrete_mesh() if mesh is None else mesh
             return _call_eager(f, the_mesh if concrete.empty else concrete, manual, check_vma,
                                leaves, in_tree, specs, out_specs)
+        order = _manual_order(the_mesh, manual)
+        if check_vma:  # the body's inputs vary over the manual axes their specs name
+            block_avals = [a.update(vma=tuple(n for n in order if n in _spec_axes(s)))
+                           for a, s in zip(block_avals, specs)]
         closed, out_tree = _trace_body(f, in_tree, tuple(block_avals),
-                                       {a: sizes[a] for a in manual})
+                                       {a: sizes[a] for a in order}, bool(check_vma))
         out_leaf_specs = _out_leaf_specs(out_specs, out_tree)
         _check_out_ranks(f, out_leaf_specs, closed.out_avals)
         if check_vma:
@@ -460,11 +465,14 @@ _bodies: dict = {}
 caches.register(_bodies.clear)
 
 
-def _trace_body(f: Callable, in_tree: Any, block_avals: tuple, sizes: dict) -> tuple:
+def _trace_body(f: Callable, in_tree: Any, block_avals: tuple, sizes: dict, check: bool
+                ) -> tuple:
     """The body's closed jaxpr on one block's avals, and its output tree (traced once per
-    function, input types and mesh axes)."""
+    function, input types and mesh axes); with `check` (check_vma) its values are typed by
+    the manual axes (`sizes`' keys, in mesh order) they vary over."""
     from pyjax._src.config import config
-    key = (f, in_tree, block_avals, tuple(sorted(sizes.items(), key=str)), config.trace_key())
+    key = (f, in_tree, block_avals, tuple(a.vma for a in block_avals),
+           tuple(sorted(sizes.items(), key=str)), check, config.trace_key())
     hit = _bodies.get(key)
     if hit is not None:
         return hit
@@ -476,7 +484,8 @@ def _trace_body(f: Callable, in_tree: Any, block_avals: tuple, sizes: dict) -> t
         box.append(tree)
         return leaves
 
-    with coll.manual_axes(sizes):
+    typed = typing(tuple(sizes)) if check else contextlib.nullcontext()
+    with coll.manual_axes(sizes), typed:
         closed = trace_to_jaxpr(flat, list(block_avals))
     result = (closed, box[0])
     if len(_bodies) > 256:

@@ -5,6 +5,7 @@ see their mesh axes), and printing a value shows each device's block.  The varyi
 axes of every value are tracked for `check_vma` (vma.py's rules)."""
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -13,7 +14,7 @@ from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.trace import Trace, Tracer, use_trace
 from pyjax._src.parallel import collectives as coll
-from pyjax._src.parallel.vma import eqn_vma
+from pyjax._src.parallel.vma import eqn_vma, typing
 from pyjax._src.transforms.batching import vmap
 from pyjax._src.transforms.staging import abstractify
 
@@ -26,6 +27,11 @@ class ShardMapTrace(Trace):
         self.order = order
         self.sizes = sizes
         self.check = check
+
+    @property
+    def types_vma(self) -> bool:
+        """Whether values are typed by the axes they vary over (check_vma, as in JAX)."""
+        return self.check
 
     def per_device(self, fun: Callable, in_axes: tuple) -> Callable:
         """`fun` run on every device's blocks: nested vmaps named by the manual axes."""
@@ -79,7 +85,9 @@ class ShardMapTracer(Tracer):
     @property
     def aval(self) -> ShapedArray:
         full = abstractify(self.val)
-        return ShapedArray(full.shape[len(self._trace.order):], full.dtype, full.weak_type)
+        trace = self._trace
+        vma = tuple(n for n in trace.order if n in self.vma) if trace.check else ()
+        return ShapedArray(full.shape[len(trace.order):], full.dtype, full.weak_type, vma)
 
     def concrete_value(self) -> Any:
         """A value invariant over every manual axis is the same block everywhere."""
@@ -107,8 +115,9 @@ def run_eager(f: Callable, mesh: Any, order: tuple, sizes: dict, check: bool,
     the same way, and their vmas."""
     trace = ShardMapTrace(mesh, order, sizes, check)
     args = [ShardMapTracer(trace, b, v) for b, v in zip(blocks, in_vmas)]
+    typed = typing(order) if check else contextlib.nullcontext()  # (jits traced inside)
     try:
-        with coll.manual_axes(sizes), use_trace(trace):
+        with coll.manual_axes(sizes), use_trace(trace), typed:
             outs = f(*args)
         pairs = [trace.stacked(o) for o in outs]
     finally:

@@ -3,11 +3,14 @@ inputs vary over the axes their in_specs name, reductions over an axis make a va
 invariant along it, axis_index varies, everything else varies as its operands do."""
 from __future__ import annotations
 
-from typing import Any, Sequence
+import contextlib
+from typing import Any, Iterator, Sequence
 
-from pyjax._src.core.jaxpr import ClosedJaxpr, Var
+from pyjax._src.core.jaxpr import ClosedJaxpr, Eqn, Literal, Var
+from pyjax._src.core.source_info import user_frames
+from pyjax._src.transforms.staging import equation_typing
 
-_REDUCTIONS = ("psum", "pmax", "pmin")
+_REDUCTIONS = ("psum", "pmax", "pmin", "psum_invariant")
 
 
 def _names(axis_name: Any) -> tuple:
@@ -15,11 +18,7 @@ def _names(axis_name: Any) -> tuple:
 
 
 def _typed(aval: Any, vma: frozenset, order: Sequence[Any]) -> str:
-    names = [n for n in order if n in vma]
-    if not names:
-        return aval.str_short()
-    shown = names[0] if len(names) == 1 else "(" + ",".join(map(str, names)) + ")"
-    return f"{aval.str_short()}{{V:{shown}}}"
+    return aval.update(vma=tuple(n for n in order if n in vma)).str_short()
 
 
 def eqn_vma(name: str, params: dict, ins: Sequence[frozenset], n_out: int, in_aval: Any,
@@ -30,17 +29,19 @@ def eqn_vma(name: str, params: dict, ins: Sequence[frozenset], n_out: int, in_av
     union = frozenset().union(*ins)
     sub = params.get("jaxpr")
     if name in _REDUCTIONS:
-        axes = frozenset(_names(params["axis_name"]))
+        named = _names(params["axes" if name == "psum_invariant" else "axis_name"])
+        axes = frozenset(named)
         if check and (axes & union) and not axes <= union:
             raise ValueError(
-                f"jax.lax.{name} can only accept axis_name which corresponds to one of "
-                "varying, unreduced, reduced or invarying state of the input. Got input "
-                f"type: {_typed(in_aval, union, order or sorted(union))}, "
-                f"axes: {_names(params['axis_name'])} and input state: "
-                "{'invarying', 'varying'}")
+                f"jax.lax.{name.split('_')[0]} can only accept axis_name which corresponds "
+                "to one of varying, unreduced, reduced or invarying state of the input. Got "
+                f"input type: {_typed(in_aval, union, order or sorted(union))}, "
+                f"axes: {named} and input state: {{'invarying', 'varying'}}")
         return [union - axes] * n_out
     if name == "axis_index":
         return [union | frozenset(_names(params["axis_name"]))] * n_out
+    if name == "pvary":
+        return [union | frozenset(params["axes"])] * n_out
     if isinstance(sub, ClosedJaxpr) and len(sub.jaxpr.invars) == len(ins) \
             and name != "shard_map":
         return infer_vma(sub, ins, check=check, order=order)
@@ -100,3 +101,55 @@ def check_out_vma(mesh: Any, manual: frozenset, specs: Sequence[Any],
         "values are meant to be replicated over those mesh axes. If not, consider revising the "
         "corresponding out_specs entries. If so, consider disabling the check by passing the "
         "check_vma=False argument to `jax.shard_map`.")
+
+
+# -- typing a traced body's values by their varying axes (shard_map with check_vma) ------------
+
+def _ordered(names: frozenset, order: Sequence[Any]) -> tuple:
+    return tuple(n for n in order if n in names)
+
+
+def _casts_operands(prim: Any, params: dict) -> bool:
+    """Whether JAX makes this primitive's operands vary alike first (pvary): ops of several
+    operands and one result (lax's binary ops, select_n, dot_general, concatenate, slicing
+    by traced indices, ...), not calls, control flow or collectives."""
+    return not prim.multiple_results and not any(
+        isinstance(v, ClosedJaxpr) for v in params.values()) and prim.name != "pvary"
+
+
+def _type_equation(trace: Any, prim: Any, atoms: list, params: dict, out: Any, *,
+                   order: tuple) -> tuple[list, Any]:
+    """The staged equation's operands (pvary'd to the axes the others vary over, as JAX
+    inserts it) and its results typed with the axes they vary over (eqn_vma's rules)."""
+    from pyjax._src.parallel.collectives import pvary_p
+    ins = [frozenset(a.aval.vma) for a in atoms]
+    union = frozenset().union(*ins)
+    if union and len(atoms) > 1 and _casts_operands(prim, params):
+        cast = []
+        for a, v in zip(atoms, ins):
+            if v != union:
+                var = Var(a.aval.update(vma=_ordered(union, order)))
+                trace.eqns.append(Eqn(pvary_p, [a], [var],
+                                      {"axes": _ordered(union - v, order)}, user_frames()))
+                a = var
+            cast.append(a)
+        atoms, ins = cast, [union] * len(atoms)
+    many = prim.multiple_results
+    outs = list(out) if many else [out]
+    in_aval = atoms[0].aval if atoms and type(atoms[0]) is not Literal else None
+    vmas = eqn_vma(prim.name, params, ins, len(outs), in_aval, check=True, order=order)
+    typed = [o.update(vma=_ordered(v, order)) if hasattr(o, "vma") else o
+             for o, v in zip(outs, vmas)]
+    return atoms, (typed if many else typed[0])
+
+
+@contextlib.contextmanager
+def typing(order: tuple) -> Iterator[None]:
+    """Within: every staged equation's values are typed by the manual axes (of `order`, the
+    mesh's order) they vary over."""
+    previous = equation_typing.rule
+    equation_typing.rule = lambda *args: _type_equation(*args, order=order)
+    try:
+        yield
+    finally:
+        equation_typing.rule = previous

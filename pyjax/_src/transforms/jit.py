@@ -223,6 +223,8 @@ def _leaf_signature(x: Any) -> Any:
         return _SCALAR_SIGNATURES[config.x64][t]
     if isinstance(x, Tracer):
         aval = x.aval
+        if getattr(aval, "vma", ()):  # (a shard_map body's value, typed by its varying axes)
+            return (aval.shape, aval.dtype, aval.weak_type, aval.vma)
         return (aval.shape, aval.dtype, aval.weak_type)
     if isinstance(x, (np.ndarray, np.generic)):
         return (x.shape, dtypes.canonicalize_dtype(x.dtype), False)

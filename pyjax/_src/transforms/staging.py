@@ -7,6 +7,7 @@ traces become constvars.  `make_jaxpr` and `jit` are built on `trace_to_jaxpr`.
 from __future__ import annotations
 
 import inspect
+import threading
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -91,6 +92,17 @@ def abstractify(x: Any) -> ShapedArray:
     return ShapedArray(buf.shape, buf.dtype, weak)
 
 
+class _EquationTyping(threading.local):
+    """A rule refining each staged equation's types while it is set (shard_map's check_vma
+    sets parallel/vma.py's): rule(trace, prim, atoms, params, out avals) -> (atoms, out
+    avals), free to stage equations of its own (pvary) before the equation."""
+
+    rule: Callable | None = None
+
+
+equation_typing = _EquationTyping()
+
+
 class DynamicJaxprTracer(Tracer):
     """A tracer that is a variable of the jaxpr being built."""
 
@@ -162,6 +174,9 @@ class StagingTrace(Trace):
                 return prim.bind(*args, **params)
         atoms = [self.to_atom(x) for x in args]
         out = prim.abstract_eval(*[a.aval for a in atoms], **params)
+        rule = equation_typing.rule
+        if rule is not None:
+            atoms, out = rule(self, prim, atoms, params, out)
         if prim.multiple_results:
             outvars = [Var(aval) for aval in out]
             self.eqns.append(Eqn(prim, atoms, outvars, params, user_frames()))
