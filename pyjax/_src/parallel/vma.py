@@ -122,12 +122,12 @@ def _type_equation(trace: Any, prim: Any, atoms: list, params: dict, out: Any, *
     """The staged equation's operands (pvary'd to the axes the others vary over, as JAX
     inserts it) and its results typed with the axes they vary over (eqn_vma's rules)."""
     from pyjax._src.parallel.collectives import pvary_p
-    ins = [frozenset(a.aval.vma) for a in atoms]
+    ins = [frozenset(getattr(a.aval, "vma", ())) for a in atoms]  # (tokens, refs: none)
     union = frozenset().union(*ins)
     if union and len(atoms) > 1 and _casts_operands(prim, params):
         cast = []
         for a, v in zip(atoms, ins):
-            if v != union:
+            if v != union and hasattr(a.aval, "vma"):
                 var = Var(a.aval.update(vma=_ordered(union, order)))
                 trace.eqns.append(Eqn(pvary_p, [a], [var],
                                       {"axes": _ordered(union - v, order)}, user_frames()))
