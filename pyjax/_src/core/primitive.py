@@ -14,6 +14,9 @@
     specialize(*avals, **params)        the impl for operands of these types with the params
                                         bound (work that depends on them done once), or None:
                                         eager plans call it on buffers instead of impl
+    vma(union, in_aval, check, order, **params)  the manual axes a shard_map body's result
+                                        varies over, from its operands' union (collectives;
+                                        None: the union)
     foldable                            jit computes an equation of it whose operands are all
                                         scalar literals while compiling, on the host (XLA's
                                         constant folding: elementwise arithmetic)
@@ -55,6 +58,7 @@ class Primitive:
         self.effectful = False
         self.const_fold: Callable[..., Any] | None = None
         self.specialize: Callable[..., Any] | None = None
+        self.vma: Callable[..., Any] | None = None
         if self.census:
             registry[name] = self
 

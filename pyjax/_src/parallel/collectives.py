@@ -21,6 +21,7 @@ from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.primitive import Primitive
 from pyjax._src.core.trace import Tracer, trace_state
+from pyjax._src.parallel.vma import reduces_over, varies_over
 from pyjax._src.primitives import elementwise as ew
 from pyjax._src.primitives import indexing as idx
 from pyjax._src.primitives import reductions as red
@@ -228,6 +229,12 @@ def _pvary_on_axis(trace: BatchTrace, vals: Sequence[Any], dims: Sequence[Any],
 pvary_p = _collective("pvary", _pvary_on_axis, _same_aval, names_param="axes")
 ad.deflinear(pvary_p, lambda ct, x, *, axes: [psum_invariant_p.bind(ct, axes=axes)])
 ad.deflinear(psum_invariant_p, lambda ct, x, *, axes: [pvary_p.bind(ct, axes=axes)])
+# how each collective's result varies over a shard_map body's manual axes (check_vma)
+psum_p.vma = reduces_over("axis_name", "psum")
+pmax_p.vma = reduces_over("axis_name", "pmax")
+pmin_p.vma = reduces_over("axis_name", "pmin")
+psum_invariant_p.vma = reduces_over("axes", "psum")
+pvary_p.vma = varies_over("axes")
 
 
 def _axis_index_on_axis(trace: BatchTrace, vals: Sequence[Any], dims: Sequence[Any],
@@ -255,6 +262,7 @@ def _axis_index_on_axis(trace: BatchTrace, vals: Sequence[Any], dims: Sequence[A
 axis_index_p = _collective("axis_index", _axis_index_on_axis,
                            lambda *, axis_name: ShapedArray((), np.dtype(np.int32)))
 ad.defjvp_zero(axis_index_p)
+axis_index_p.vma = varies_over("axis_name")
 
 
 def _all_gather_on_axis(trace: BatchTrace, vals: Sequence[Any], dims: Sequence[Any], *,

@@ -58,7 +58,7 @@ class ShardMapTrace(Trace):
         many = primitive.multiple_results
         outs = list(outs) if many else [outs]
         in_aval = args[0].aval if args and ours[0] else (abstractify(args[0]) if args else None)
-        out_vmas = eqn_vma(primitive.name, params, vmas, len(outs), in_aval, check=self.check,
+        out_vmas = eqn_vma(primitive, params, vmas, len(outs), in_aval, check=self.check,
                            order=self.order)
         tracers = [ShardMapTracer(self, o, v) for o, v in zip(outs, out_vmas)]
         return tracers if many else tracers[0]

@@ -1,17 +1,15 @@
 """Which manual mesh axes each value of a shard_map body varies over (JAX's check_vma):
-inputs vary over the axes their in_specs name, reductions over an axis make a value
-invariant along it, axis_index varies, everything else varies as its operands do."""
+inputs vary over the axes their in_specs name; a primitive's `vma` rule says how its result
+varies (the collectives set theirs: reductions make a value invariant along their axes,
+axis_index and pvary vary); everything else varies as its operands do."""
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from pyjax._src.core.jaxpr import ClosedJaxpr, Eqn, Literal, Var
 from pyjax._src.core.source_info import user_frames
 from pyjax._src.transforms.staging import equation_typing
-
-_REDUCTIONS = ("psum", "pmax", "pmin", "psum_invariant")
-
 
 def _names(axis_name: Any) -> tuple:
     return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
@@ -21,29 +19,44 @@ def _typed(aval: Any, vma: frozenset, order: Sequence[Any]) -> str:
     return aval.update(vma=tuple(n for n in order if n in vma)).str_short()
 
 
-def eqn_vma(name: str, params: dict, ins: Sequence[frozenset], n_out: int, in_aval: Any,
-            *, check: bool, order: Sequence[Any] = ()) -> list[frozenset]:
-    """The vmas of one equation's outputs given its inputs' (`in_aval`: its first operand's
-    type, named in the error); with `check`, JAX's error for a reduction over axes some but
-    not all of which its operand varies over."""
-    union = frozenset().union(*ins)
-    sub = params.get("jaxpr")
-    if name in _REDUCTIONS:
-        named = _names(params["axes" if name == "psum_invariant" else "axis_name"])
+def reduces_over(param: str, api_name: str) -> Callable:
+    """The `vma` rule of a reduction over the axes its `param` names: the result is invariant
+    along them; with `check`, JAX's error (worded for `jax.lax.{api_name}`) when the operand
+    varies over some of them but not all."""
+    def rule(union: frozenset, in_aval: Any, check: bool, order: Sequence[Any],
+             **params: Any) -> frozenset:
+        named = _names(params[param])
         axes = frozenset(named)
         if check and (axes & union) and not axes <= union:
             raise ValueError(
-                f"jax.lax.{name.split('_')[0]} can only accept axis_name which corresponds "
-                "to one of varying, unreduced, reduced or invarying state of the input. Got "
-                f"input type: {_typed(in_aval, union, order or sorted(union))}, "
-                f"axes: {named} and input state: {{'invarying', 'varying'}}")
-        return [union - axes] * n_out
-    if name == "axis_index":
-        return [union | frozenset(_names(params["axis_name"]))] * n_out
-    if name == "pvary":
-        return [union | frozenset(params["axes"])] * n_out
+                f"jax.lax.{api_name} can only accept axis_name which corresponds to one of "
+                "varying, unreduced, reduced or invarying state of the input. Got input "
+                f"type: {_typed(in_aval, union, order or sorted(union))}, axes: {named} and "
+                "input state: {'invarying', 'varying'}")
+        return union - axes
+    return rule
+
+
+def varies_over(param: str) -> Callable:
+    """The `vma` rule of a primitive whose result varies over the axes its `param` names
+    besides its operands' (axis_index, pvary)."""
+    def rule(union: frozenset, in_aval: Any, check: bool, order: Sequence[Any],
+             **params: Any) -> frozenset:
+        return union | frozenset(_names(params[param]))
+    return rule
+
+
+def eqn_vma(prim: Any, params: dict, ins: Sequence[frozenset], n_out: int, in_aval: Any,
+            *, check: bool, order: Sequence[Any] = ()) -> list[frozenset]:
+    """The vmas of one equation's outputs given its inputs': the primitive's `vma` rule
+    (`in_aval`, its first operand's type, is named in the rule's errors), a body's own walk,
+    or the union of the operands'."""
+    union = frozenset().union(*ins)
+    if prim.vma is not None:
+        return [prim.vma(union, in_aval, check, order, **params)] * n_out
+    sub = params.get("jaxpr")
     if isinstance(sub, ClosedJaxpr) and len(sub.jaxpr.invars) == len(ins) \
-            and name != "shard_map":
+            and prim.name != "shard_map":
         return infer_vma(sub, ins, check=check, order=order)
     return [union] * n_out
 
@@ -59,7 +72,7 @@ def infer_vma(closed: ClosedJaxpr, in_vmas: Sequence[frozenset], *, check: bool,
     for eqn in closed.jaxpr.eqns:
         ins = [read(a) for a in eqn.invars]
         in_aval = eqn.invars[0].aval if eqn.invars else None
-        outs = eqn_vma(eqn.primitive.name, eqn.params, ins, len(eqn.outvars), in_aval,
+        outs = eqn_vma(eqn.primitive, eqn.params, ins, len(eqn.outvars), in_aval,
                        check=check, order=order)
         env.update(zip(eqn.outvars, outs))
     return [read(a) for a in closed.jaxpr.outvars]
@@ -137,7 +150,7 @@ def _type_equation(trace: Any, prim: Any, atoms: list, params: dict, out: Any, *
     many = prim.multiple_results
     outs = list(out) if many else [out]
     in_aval = atoms[0].aval if atoms and type(atoms[0]) is not Literal else None
-    vmas = eqn_vma(prim.name, params, ins, len(outs), in_aval, check=True, order=order)
+    vmas = eqn_vma(prim, params, ins, len(outs), in_aval, check=True, order=order)
     typed = [o.update(vma=_ordered(v, order)) if hasattr(o, "vma") else o
              for o, v in zip(outs, vmas)]
     return atoms, (typed if many else typed[0])
