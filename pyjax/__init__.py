@@ -58,7 +58,8 @@ _LAZY_ATTRIBUTES = {
     "set_mesh": "pyjax._src.parallel.mesh:set_mesh",
     **{n: f"pyjax._src.parallel.placement:{n}"
        for n in ("make_array_from_callback", "make_array_from_process_local_data",
-                 "make_array_from_single_device_arrays", "reshard")},
+                 "make_array_from_single_device_arrays")},
+    "reshard": "pyjax._src.parallel.reshard:reshard",
     **{n: f"pyjax._src.parallel.sharding:{n}" for n in ("NamedSharding", "P", "Shard")},
     "shard_map": "pyjax._src.parallel.shard_map:shard_map",
     # mutable array references (jax.new_ref, jax.Ref, jax.freeze, the jax.ref module)

@@ -56,6 +56,8 @@ NOT_DIRECTLY_CALLABLE: dict[str, tuple[str, bool]] = {
                             ("ragged_all_to_all", False))},
     "sharding_constraint": ("takes a Sharding param; tests/test_collectives_extra.py compares "
                             "its values and jaxprs with JAX", True),
+    "reshard": ("takes a NamedSharding over a mesh with Explicit axes; tests/test_sharding.py "
+                "compares its jaxprs (with vmap's), values and errors with JAX", True),
     **{name: ("tokens are not arrays; tests/test_lax_misc.py checks them against JAX", False)
        for name in ("create_token", "after_all")},
     "platform_index": ("no operands: staged by lax.platform_dependent; tests/test_lax_misc.py "

@@ -33,19 +33,8 @@ from record_sharding_docs import run_doc
 print(json.dumps(run_doc(jax, np, sys.argv[2])))
 """
 
-EXPLICIT_TYPES = ("JAX prints the sharding of an Explicit mesh axis inside the type "
-                  "(`int32[4@X,2]`; `f32[6@i]` in jaxprs): shardings carried by avals, which "
-                  "pyjax's ShapedArray does not have (a core design change)")
-INFER_UNDER_JIT = ("shard_map without in_specs under jit reads each argument's sharding from "
-                   "its type; pyjax's tracers carry no sharding (shardings in avals), so the "
-                   "parameters sharded P('batch') are taken as replicated")
-
 # Cells where pyjax differs from JAX, each checked to still differ (strict xfail).
-GAPS = {
-    **{("sharded_computation", c): EXPLICIT_TYPES for c in ("sc13", "sc14", "sc22")},
-    ("shard_map", "sm22"): EXPLICIT_TYPES,
-    ("shard_map", "sm60"): INFER_UNDER_JIT,
-}
+GAPS: dict = {}
 
 
 def _doc_results(doc):

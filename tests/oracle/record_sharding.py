@@ -328,6 +328,58 @@ def cases(jax, jnp, lax, np):
     add("device_kw_sharding", lambda: jnp.zeros((4, 6), device=s).sharding)
     add("device_kw_device", lambda: jnp.arange(3, device=devs[-1]).sharding)
     add("out_sharding_signatures", lambda: _signatures(jax, jnp))
+    # types carry the splits over Explicit mesh axes (`f32[4@x,6]`)
+    mixed = jax.make_mesh(two, ("x", "y"), axis_types=(AxisType.Explicit, AxisType.Auto))
+    ex = jax.device_put(x, NamedSharding(emesh, P("x", "y")))
+    ex0 = jax.device_put(x, NamedSharding(emesh, P("x")))
+    w = jax.device_put(jnp.ones((6, 4)), NamedSharding(emesh, P(None, "y")))
+    add("type_placed", lambda: [str(jax.typeof(a)) for a in (ex, ex0, jax.device_put(
+        x, NamedSharding(emesh, P(("x", "y")))), jax.device_put(x, NamedSharding(emesh, P())),
+        jax.device_put(x, NamedSharding(mixed, P("x", "y"))), jax.device_put(
+            x, NamedSharding(mixed, P(("y", "x")))), jax.device_put(x, s), x)])
+    add("type_sharding", lambda: jax.typeof(ex).sharding)
+    add("type_unplaced_sharding", lambda: jax.typeof(x).sharding)
+    add("type_jaxpr_ops", jaxpr(lambda a, b: (jnp.sin(a) * 2, a.sum(1), a.sum(), a.T,
+                                              a.reshape(24), a.reshape(2, 2, 6), a @ b,
+                                              a[None], jnp.where(a > 0, a, 0.0),
+                                              a.astype(jnp.int32)), ex, w))
+    add("type_jaxpr_broadcast", jaxpr(lambda a, b: a[:, :1] + b[:1, :], ex0, jax.device_put(
+        x, NamedSharding(emesh, P(None, "y")))))
+    add("type_jaxpr_nested_jit", jaxpr(lambda a: jax.jit(lambda b: b * 2)(a) + 1, ex))
+    add("type_jaxpr_mixed", jaxpr(lambda a: a * 2, jax.device_put(
+        x, NamedSharding(mixed, P("x", "y")))))
+    add("type_shard_map_inferred", in_mesh(emesh, lambda: _sharding_and_value(jax.jit(
+        jax.shard_map(lambda a: a * 2, out_specs=P("x")))(ex0))))
+    add("type_shard_map_jaxpr", in_mesh(emesh, jaxpr(jax.shard_map(
+        lambda a, b: a * b, in_specs=(P("x"), P()), out_specs=P("x")), ex0, x)))
+    add("type_grad", jaxpr(jax.grad(lambda a: (a * a).sum()), ex))
+    # reshard and the axis-type switches
+    reshard, auto_axes, explicit_axes = (jax.sharding.reshard, jax.sharding.auto_axes,
+                                         jax.sharding.explicit_axes)
+    add("type_reshard_jaxpr", jaxpr(lambda a: reshard(a, NamedSharding(emesh, P("x", None)))
+                                    * 2, ex))
+    add("type_reshard_pspec", in_mesh(emesh, jaxpr(lambda a: reshard(a, P(None, "x")), ex)))
+    add("type_reshard_vmap", jaxpr(jax.vmap(lambda a: reshard(a, NamedSharding(
+        emesh, P("y")))), ex0))
+    add("type_reshard_none", lambda: reshard(x, None))
+    add("type_reshard_eager", in_mesh(emesh, lambda: (_sharding_and_value(reshard(
+        ex, P(None, "x"))), str(jax.typeof(reshard(ex, P(None, "x")))))))
+    scaled = lambda a: a * 2 + a.sum()  # noqa: E731
+    add("auto_axes_jaxpr", in_mesh(emesh, jaxpr(auto_axes(scaled, out_sharding=P("x")), ex)))
+    add("auto_axes_call_kwarg", in_mesh(emesh, jaxpr(
+        lambda a: auto_axes(scaled)(a, out_sharding=P("x")), ex)))
+    add("auto_axes_some", in_mesh(emesh, jaxpr(auto_axes(scaled, axes="y",
+                                                         out_sharding=P("x", "y")), ex)))
+    add("auto_axes_eager", in_mesh(emesh, lambda: (
+        _sharding_and_value(auto_axes(scaled, out_sharding=P("x"))(ex)),
+        str(jax.typeof(auto_axes(scaled, out_sharding=P("x"))(ex))))))
+    add("auto_axes_missing", in_mesh(emesh, lambda: auto_axes(scaled)(ex)))
+    amesh = jax.make_mesh(two, ("x", "y"), axis_types=(AxisType.Auto, AxisType.Auto))
+    add("explicit_axes_jaxpr", in_mesh(amesh, jaxpr(explicit_axes(
+        lambda a: a * 2 + a.sum(0), in_sharding=P("x")), x)))
+    add("explicit_axes_eager", in_mesh(amesh, lambda: _sharding_and_value(explicit_axes(
+        lambda a: a * 2, in_sharding=P("x"))(x))))
+    add("explicit_axes_no_mesh", lambda: explicit_axes(lambda a: a, in_sharding=P("x"))(x))
     # pmap results
     add("pmap_sharding", lambda: jax.pmap(lambda a: a * 2)(jnp.ones((n, 2))).sharding)
     add("pmap_named", lambda: jax.pmap(lambda a: a, axis_name="i")(jnp.ones((n, 2))).sharding)

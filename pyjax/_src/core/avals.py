@@ -42,20 +42,24 @@ class ShapedArray(AbstractValue):
     """The abstract value of an array: `f32[3]` in a jaxpr; equal avals mean the same trace.
 
     `vma` names, in mesh order, the manual axes a shard_map body's value varies over (with
-    check_vma): printed `f32[3]{V:i}` and read as `manual_axis_type`.  Unlike JAX, types that
-    differ only in it compare equal: pyjax checks varying axes once per body (vma.py), so
-    control flow never rejects a program over them."""
+    check_vma): printed `f32[3]{V:i}` and read as `manual_axis_type`.  `explicit_sharding`,
+    when the value is split over Explicit mesh axes, is a NamedSharding over the abstract mesh
+    naming only those axes: printed `f32[6@i]`, its spec read back by shard_map and
+    propagated through equations by parallel/typing.py.  Unlike JAX, types that differ only
+    in these compare equal: pyjax checks varying axes once per body (vma.py) and lays results
+    out by propagation, so control flow never rejects a program over them."""
 
-    __slots__ = ("shape", "dtype", "weak_type", "vma", "_hash")
+    __slots__ = ("shape", "dtype", "weak_type", "vma", "explicit_sharding", "_hash")
 
     def __init__(self, shape: tuple[int, ...], dtype: np.dtype, weak_type: bool = False,
-                 vma: tuple = ()):
+                 vma: tuple = (), sharding: Any = None):
         self.shape = tuple(shape)
         if type(dtype) is not np.dtype and not isinstance(dtype, dtypes.ExtendedDType):
             dtype = np.dtype(dtype)  # a scalar type such as jnp.float32, as JAX accepts
         self.dtype = dtype
         self.weak_type = bool(weak_type)
         self.vma = vma
+        self.explicit_sharding = sharding
         self._hash = hash((self.shape, self.dtype, self.weak_type))
 
     @property
@@ -66,11 +70,16 @@ class ShapedArray(AbstractValue):
     def size(self) -> int:
         return int(np.prod(self.shape, dtype=np.int64))
 
-    def update(self, shape=None, dtype=None, weak_type=None, vma=None) -> "ShapedArray":
+    def update(self, shape=None, dtype=None, weak_type=None, vma=None,
+               sharding=None) -> "ShapedArray":
+        """A copy with the given fields replaced; a new shape drops the sharding (its spec
+        was for the old axes) unless one is given."""
+        if sharding is None and (shape is None or tuple(shape) == self.shape):
+            sharding = self.explicit_sharding
         return ShapedArray(self.shape if shape is None else shape,
                            self.dtype if dtype is None else dtype,
                            self.weak_type if weak_type is None else weak_type,
-                           self.vma if vma is None else vma)
+                           self.vma if vma is None else vma, sharding)
 
     @property
     def manual_axis_type(self) -> ManualAxisType:
@@ -78,8 +87,10 @@ class ShapedArray(AbstractValue):
 
     @property
     def sharding(self) -> "Any":
-        """How the value is split over devices, as part of its type: always unsharded, since
-        pyjax's types carry no explicit mesh axes (JAX's default: an empty abstract mesh)."""
+        """How the value is split over Explicit mesh axes, as part of its type (JAX's default
+        when it is not: unsharded over an empty abstract mesh)."""
+        if self.explicit_sharding is not None:
+            return self.explicit_sharding
         from pyjax._src.parallel.mesh import AbstractMesh
         from pyjax._src.parallel.sharding import NamedSharding, PartitionSpec
         return NamedSharding(AbstractMesh((), (), axis_types=()),
@@ -88,16 +99,17 @@ class ShapedArray(AbstractValue):
     def to_tangent_aval(self) -> "ShapedArray":
         """The type of this value's tangents (float0 for integers and booleans)."""
         if dtypes.is_inexact(self.dtype):
-            return ShapedArray(self.shape, self.dtype, self.weak_type, self.vma)
-        return ShapedArray(self.shape, dtypes.float0, False, self.vma)
+            return self
+        return self.update(dtype=dtypes.float0, weak_type=False)
 
     def strip_weak_type(self) -> "ShapedArray":
-        return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False,
-                                                           self.vma)
+        return self if not self.weak_type else self.update(weak_type=False)
 
     def str_short(self, short_dtypes: bool = False) -> str:
         name = dtypes.short_dtype_name(self.dtype) if short_dtypes else dtypes.dtype_name(self.dtype)
-        text = f"{name}[{','.join(str(d) for d in self.shape)}]"
+        split = (self.explicit_sharding.spec if self.explicit_sharding is not None
+                 else (None,) * len(self.shape))
+        text = f"{name}[{','.join(_dim_text(d, s) for d, s in zip(self.shape, split))}]"
         if self.vma:
             names = ",".join(map(str, self.vma))
             text += f"{{V:{names if len(self.vma) == 1 else '(' + names + ')'}}}"
@@ -116,6 +128,15 @@ class ShapedArray(AbstractValue):
 
     def __str__(self) -> str:
         return ("~" if self.weak_type else "") + self.str_short()
+
+
+def _dim_text(size: int, split: Any) -> str:
+    """One axis of a type: `6`, or `6@i` / `6@(i,j)` when split over Explicit mesh axes."""
+    if split is None:
+        return str(size)
+    if isinstance(split, tuple):
+        return f"{size}@({','.join(split)})"
+    return f"{size}@{split}"
 
 
 def typematch(a: ShapedArray, b: ShapedArray) -> bool:

@@ -21,6 +21,7 @@ from pyjax._src.numpy.util import (
     promote_dtypes, promote_dtypes_inexact, promote_dtypes_numeric, staged_as_jit)
 from pyjax._src.primitives import elementwise as lax
 from pyjax._src.primitives import extra as lax_extra
+from pyjax._src.transforms import staging
 
 
 # ---------------------------------------------------------------------------------------------
@@ -89,7 +90,26 @@ def _broadcast_arrays(*args: Any) -> list[Any]:
     full = {s for s in shapes if s}
     # scalars beside arrays of one shape: that shape, without NumPy's general rule
     result = full.pop() if len(full) == 1 else lax_extra.broadcast_shapes(*shapes)
-    return [lax_extra.broadcast_to(a, result) for a in args]
+    sharding = broadcast_type_sharding(args, result) if staging.sharding_typing else None
+    return [lax_extra.broadcast_to(a, result, sharding) for a in args]
+
+
+def broadcast_type_sharding(args: Any, shape: tuple) -> Any:
+    """The split over Explicit mesh axes of traced `args` broadcast together to `shape`
+    (JAX's broadcast_shardings: per axis, the first operand that splits it at full size)."""
+    from pyjax._src.parallel.explicit import type_sharding
+    typed = [(np.shape(a), a.aval.explicit_sharding) for a in args
+             if isinstance(a, Tracer) and getattr(a.aval, "explicit_sharding", None)]
+    if not typed:
+        return None
+    entries: list = [None] * len(shape)
+    for operand_shape, sharding in typed:
+        lead = len(shape) - len(operand_shape)
+        for i, entry in enumerate(sharding.spec.partitions):
+            if entry is not None and entries[lead + i] is None \
+                    and operand_shape[i] == shape[lead + i]:
+                entries[lead + i] = entry
+    return type_sharding(typed[0][1].mesh, tuple(entries))
 
 
 _PY_NUMBERS = frozenset((int, float, complex))

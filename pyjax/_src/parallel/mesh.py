@@ -50,6 +50,9 @@ def _normalize_axis_types(axis_names: tuple, axis_types: Any, name: str) -> tupl
     if len(axis_names) != len(axis_types):
         raise ValueError("Number of axis names should match the number of axis_types. Got "
                          f"axis_names={axis_names} and axis_types={axis_types}")
+    if AxisType.Explicit in axis_types:  # values may now carry shardings in their types
+        from pyjax._src.parallel.explicit import activate
+        activate()
     return axis_types
 
 

@@ -1,5 +1,5 @@
 """Placing arrays by sharding: `device_put` to a device or sharding, `make_array_from_callback`,
-`make_array_from_single_device_arrays`, `reshard`, and the `out_sharding=` keyword of creation
+`make_array_from_single_device_arrays`, and the `out_sharding=` keyword of creation
 functions and samplers.  The host devices share one memory, so a placed array keeps one buffer
 and records its sharding; its shards are views of that buffer.
 """
@@ -164,7 +164,7 @@ def make_array_from_single_device_arrays(shape: Sequence[int], sharding: Shardin
     return _assemble(shape, sharding, pieces, np.dtype(dtype))
 
 
-# -- out_sharding and reshard -----------------------------------------------------------------
+# -- out_sharding ------------------------------------------------------------------------------
 
 def canonicalize_sharding(sharding: Any, api_name: str) -> NamedSharding | None:
     """`out_sharding=` as JAX reads it: None (or a sharding over the empty mesh) places
@@ -284,29 +284,6 @@ def with_out_sharding(api_name: str) -> Callable[[Callable], Callable]:
         wrapped.__signature__ = sig.replace(parameters=params + tail)
         return wrapped
     return wrap
-
-
-def reshard(xs: Any, out_shardings: Any) -> Any:
-    """Each array of the pytree `xs` laid out by its entry of `out_shardings` (a prefix of
-    `xs`; NamedShardings or PartitionSpecs over Explicit mesh axes).  The values are
-    unchanged; traced values pass through (pyjax's avals carry no sharding)."""
-    from pyjax._src.transforms.batching import _broadcast_prefix
-    from pyjax._src.tree_util import tree_flatten, tree_unflatten
-    leaves, tree = tree_flatten(xs)
-    targets = _broadcast_prefix(out_shardings, tree_unflatten(tree, leaves), "out_shardings")
-    outs = []
-    for leaf, target in zip(leaves, targets):
-        sharding = canonicalize_sharding(target, "reshard")
-        if sharding is None or not isinstance(leaf, ArrayImpl):
-            outs.append(leaf)
-            continue
-        mesh = mesh_lib.get_concrete_mesh()
-        if mesh.empty:
-            mesh = target.mesh if isinstance(target, NamedSharding) else mesh
-        concrete = NamedSharding(mesh, sharding.spec._normalized_spec_for_aval(leaf.ndim))
-        concrete.shard_shape(leaf.shape)
-        outs.append(placed(leaf, concrete))
-    return tree_unflatten(tree, outs)
 
 
 def _device_of(a: Any) -> Any:

@@ -24,12 +24,13 @@ Spec = tuple  # one entry per axis: None, a mesh axis name, or a tuple of names
 
 class _Given(tuple):
     """A spec stated by the program (a shard_map's out_specs, a constraint): a result that is
-    this value keeps the PartitionSpec as written (`P('i', None)` stays so on an Auto mesh)."""
+    this value keeps the PartitionSpec as written on an Auto mesh (`P('i', None)` stays so;
+    on an Explicit one the result's type speaks: full rank)."""
 
     spec: PartitionSpec
 
     def __new__(cls, spec: PartitionSpec, rank: int) -> "_Given":
-        out = super().__new__(cls, _spec_of(spec, rank))
+        out = super().__new__(cls, spec_entries(spec, rank))
         out.spec = spec
         return out
 
@@ -43,11 +44,11 @@ def output_shardings(closed: ClosedJaxpr, in_shardings: list) -> list | None:
         return None
     (mesh,) = meshes
     jaxpr = closed.jaxpr
-    specs = [_spec_of(s, len(v.aval.shape)) if isinstance(s, NamedSharding) else None
+    specs = [spec_entries(s, len(v.aval.shape)) if isinstance(s, NamedSharding) else None
              for s, v in zip(in_shardings, jaxpr.invars)]
     outs = propagate(jaxpr, specs, dict(zip(mesh.axis_names, mesh.axis_sizes)))
     explicit = any(t == AxisType.Explicit for t in getattr(mesh, "axis_types", ()))
-    return [NamedSharding(mesh, spec.spec if type(spec) is _Given
+    return [NamedSharding(mesh, spec.spec if type(spec) is _Given and not explicit
                           else _partition_spec(spec, len(v.aval.shape), explicit))
             for spec, v in zip(outs, jaxpr.outvars)]
 
@@ -61,21 +62,34 @@ def propagate(jaxpr: Jaxpr, in_specs: list, sizes: dict) -> list:
         return None if type(v) is Literal else env.get(v)
 
     for eqn in jaxpr.eqns:
-        ins = [read(v) for v in eqn.invars]
-        rule = _RULES.get(eqn.primitive.name)
-        if any(s is not None for s in ins) or rule in _SOURCES:
-            outs = rule(eqn, ins, sizes) if rule is not None else [None] * len(eqn.outvars)
-        else:
-            outs = [None] * len(eqn.outvars)
-        given = eqn.params.get("out_sharding")
-        if given is not None:
-            outs = [_Given(getattr(given, "spec", given), len(eqn.outvars[0].aval.shape))]
-        for v, s in zip(eqn.outvars, outs):
+        outs = eqn_specs(eqn, [read(v) for v in eqn.invars], sizes)
+        for v, s in zip(eqn.outvars, outs or [None] * len(eqn.outvars)):
             env[v] = s
     return [read(v) for v in jaxpr.outvars]
 
 
-def _spec_of(sharding: Any, rank: int) -> Spec:
+def eqn_specs(eqn: Any, ins: list, sizes: dict) -> list | None:
+    """The specs of one equation's outputs given its operands' (None where unknown), or None
+    when no rule speaks for this primitive (also read by explicit.py while staging)."""
+    given = given_sharding(eqn.params)
+    if given is not None:
+        return [_Given(getattr(given, "spec", given), len(eqn.outvars[0].aval.shape))]
+    rule = _RULES.get(eqn.primitive.name)
+    if rule is None:
+        return None
+    if rule in _SOURCES or any(s is not None for s in ins):
+        return rule(eqn, ins, sizes)
+    return [None] * len(eqn.outvars)
+
+
+def given_sharding(params: dict) -> Any:
+    """The layout an equation's parameters state for its result (`out_sharding=`, or the
+    `sharding` of a broadcast_in_dim or reshape that jnp typed), or None."""
+    given = params.get("out_sharding")
+    return params.get("sharding") if given is None else given
+
+
+def spec_entries(sharding: Any, rank: int) -> Spec:
     """A NamedSharding's or PartitionSpec's entries, padded with None to `rank`."""
     spec = sharding.spec if isinstance(sharding, NamedSharding) else sharding
     parts = tuple(p if p != PartitionSpec.UNCONSTRAINED else None for p in spec.partitions)
@@ -140,10 +154,16 @@ def _squeeze(eqn: Any, ins: list, sizes: dict) -> list:
 
 
 def _reshape(eqn: Any, ins: list, sizes: dict) -> list:
-    """Axes before the first changed size keep their splits; so does the first changed axis
-    when its new size still divides evenly (its pieces are the same runs of elements)."""
+    """As JAX types a reshape that only adds or drops 1s, splits one axis or merges several
+    into one (the split axis's mesh axes handed out major to minor); otherwise axes before
+    the first changed size keep their splits, and so does the first changed axis when its
+    new size still divides evenly (its pieces are the same runs of elements)."""
     old, new = eqn.invars[0].aval.shape, eqn.params["new_sizes"]
     spec = ins[0]
+    if eqn.params.get("dimensions") is None:
+        typed = _reshape_one_axis(old, tuple(new), spec, sizes)
+        if typed is not None:
+            return [typed]
     out: list = [None] * len(new)
     k = 0
     while k < min(len(old), len(new)) and old[k] == new[k]:
@@ -154,6 +174,60 @@ def _reshape(eqn: Any, ins: list, sizes: dict) -> list:
             and new[k] % math.prod(sizes[n] for n in _names(spec[k])) == 0):
         out[k] = spec[k]
     return [tuple(out)]
+
+
+def _reshape_one_axis(old: tuple, new: tuple, spec: Spec, sizes: dict) -> Spec | None:
+    """JAX's reshape sharding rule where it has one (None where it would raise)."""
+    if [n for n in old if n != 1] == [n for n in new if n != 1]:
+        kept = iter(e for n, e in zip(old, spec) if n != 1)
+        return tuple(None if n == 1 else next(kept) for n in new)
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while (tail < min(len(old), len(new)) - head
+           and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]):
+        tail += 1
+    old_mid, new_mid = old[head:len(old) - tail], new[head:len(new) - tail]
+    if len(old_mid) == 1 and len(new_mid) > 1:  # one axis split into several
+        names = tuple(_names_in_order(spec[head]))
+        mid = _hand_out(names, new_mid, sizes)
+    elif len(new_mid) == 1 and len(old_mid) > 1:  # several axes merged into one
+        entries = list(spec[head:len(spec) - tail])
+        while entries and entries[-1] is None:
+            entries.pop()
+        if None in entries:
+            return None
+        names = tuple(n for e in entries for n in _names_in_order(e))
+        mid = _hand_out(names, new_mid, sizes)
+    else:
+        return None
+    if mid is None:
+        return None
+    return tuple(spec[:head]) + mid + tuple(spec[len(spec) - tail:])
+
+
+def _names_in_order(entry: Any) -> tuple:
+    return () if entry is None else entry if isinstance(entry, tuple) else (entry,)
+
+
+def _hand_out(names: tuple, out_sizes: tuple, sizes: dict) -> Spec | None:
+    """Mesh axes `names`, major to minor, handed to the axes of `out_sizes` in order, each
+    taking axes while its size is still split further (None if one does not divide)."""
+    pending = iter(names)
+    out = []
+    for size in out_sizes:
+        taken: list = []
+        while size > 1:
+            name = next(pending, None)
+            if name is None:
+                break
+            size, rest = divmod(size, sizes[name])
+            if rest:
+                return None
+            taken.append(name)
+        out.append(None if not taken else taken[0] if len(taken) == 1 else tuple(taken))
+    return None if next(pending, None) is not None else tuple(out)
 
 
 def _same_size_axes(eqn: Any, ins: list, sizes: dict) -> list:
@@ -188,6 +262,10 @@ def _constraint(eqn: Any, ins: list, sizes: dict) -> list:
     return [_Given(getattr(sharding, "spec", sharding), len(eqn.outvars[0].aval.shape))]
 
 
+def _reshard(eqn: Any, ins: list, sizes: dict) -> list:
+    return [_Given(eqn.params["dst_sharding"].spec, len(eqn.outvars[0].aval.shape))]
+
+
 def _nested(eqn: Any, ins: list, sizes: dict) -> list:
     """A nested jit (or custom-derivative call, checkpoint): its own jaxpr, propagated."""
     inner = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr")
@@ -216,8 +294,8 @@ _RULES: dict[str, Callable] = {
                     _same_size_axes),
     "broadcast_in_dim": _broadcast_in_dim, "transpose": _transpose, "squeeze": _squeeze,
     "reshape": _reshape, "concatenate": _merge, "dot_general": _dot_general,
-    "shard_map": _shard_map, "sharding_constraint": _constraint,
+    "shard_map": _shard_map, "sharding_constraint": _constraint, "reshard": _reshard,
     **dict.fromkeys(("jit", "checkpoint", "custom_jvp_call", "custom_vjp_call"), _nested),
 }
 #: rules that give a layout even when no operand has one
-_SOURCES = {_shard_map, _constraint}
+_SOURCES = {_shard_map, _constraint, _reshard}

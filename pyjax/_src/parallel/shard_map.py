@@ -349,7 +349,12 @@ def _context_mesh() -> Any:
 
 
 def _inferred_spec(x: Any) -> PartitionSpec:
-    sharding = getattr(x, "sharding", None) if isinstance(x, ArrayImpl) else None
+    """An argument's in_spec when shard_map is given none: a concrete array's layout, a
+    traced value's sharding over Explicit mesh axes (its type's)."""
+    if isinstance(x, ArrayImpl):
+        sharding = x.sharding
+    else:
+        sharding = getattr(getattr(x, "aval", None), "explicit_sharding", None)
     if isinstance(sharding, NamedSharding):
         return sharding.spec
     return PartitionSpec()

@@ -237,6 +237,11 @@ def _dim_axes(entry: Any) -> tuple:
 class Sharding:
     """How an Array is laid out over devices: the base of every sharding."""
 
+    def _type_sharding(self, rank: int) -> Any:
+        """What an array laid out this way carries in its type: nothing, but for a
+        NamedSharding over Explicit mesh axes (parallel/explicit.py)."""
+        return None
+
     @property
     def device_set(self) -> set:
         raise NotImplementedError("Subclasses should implement this method.")
@@ -468,6 +473,10 @@ class NamedSharding(Sharding):
         self._memory_kind = memory_kind
         self._logical_device_ids = _logical_device_ids
         _check_pspec(mesh, spec)
+
+    def _type_sharding(self, rank: int) -> Any:
+        from pyjax._src.parallel.explicit import of_sharding
+        return of_sharding(self, rank)
 
     def __repr__(self) -> str:
         mem = "" if self._memory_kind is None else f", memory_kind={self._memory_kind}"

@@ -329,8 +329,9 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
                          f"{[tuple(s) for s in shapes]}") from None
 
 
-def broadcast_to(x: Any, shape: Sequence[int]) -> Any:
-    """`x` broadcast to `shape` by one broadcast_in_dim (size-1 axes stretch in place)."""
+def broadcast_to(x: Any, shape: Sequence[int], sharding: Any = None) -> Any:
+    """`x` broadcast to `shape` by one broadcast_in_dim (size-1 axes stretch in place);
+    `sharding`: the result's split over Explicit mesh axes, when its type has one."""
     shape = tuple(int(d) for d in shape)
     old = tuple(np.shape(x))
     if old == shape:
@@ -345,7 +346,7 @@ def broadcast_to(x: Any, shape: Sequence[int]) -> Any:
                          f"and requested type={ShapedArray(shape, aval.dtype).str_short()}")
     return shp.broadcast_in_dim_p.bind(asarray(x), shape=shape,
                                        broadcast_dimensions=tuple(range(nlead, len(shape))),
-                                       sharding=None)
+                                       sharding=sharding)
 
 
 # ---------------------------------------------------------------------------------------------

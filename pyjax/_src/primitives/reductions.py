@@ -237,7 +237,7 @@ def _reduce_sum_transpose(ct: Any, x: Any, *, axes: tuple, out_sharding: Any = N
     # NumPy integers, as JAX computes them (np.delete), so the printed params match
     kept = tuple(np.delete(np.arange(len(shape)), axes))
     return [broadcast_in_dim_p.bind(ct, shape=tuple(shape), broadcast_dimensions=kept,
-                                    sharding=None)]
+                                    sharding=getattr(x.aval, "explicit_sharding", None))]
 
 
 ad.deflinear(reduce_sum_p, _reduce_sum_transpose)

@@ -33,7 +33,7 @@ from pyjax._src.core.trace import Tracer, trace_state, use_trace
 from pyjax._src.parallel.mesh import context_key as mesh_context_key
 from pyjax._src.parallel.propagation import output_shardings
 from pyjax._src.parallel.sharding import NamedSharding, placed
-from pyjax._src.transforms import ad, batching
+from pyjax._src.transforms import ad, batching, staging
 from pyjax._src.transforms.staging import (
     DebugInfo, abstractify, fun_sourceinfo, trace_to_jaxpr)
 from pyjax._src.tree_util import _flat_tuple_treedef, tree_flatten, tree_unflatten
@@ -218,13 +218,17 @@ def _leaf_signature(x: Any) -> Any:
     t = type(x)
     if t is ArrayImpl:
         buf = x._buf
-        return (buf.shape, buf.dtype, x._weak)
+        typed = None if staging.sharding_typing is None else staging.type_sharding(x)
+        if typed is None:  # (split over no Explicit mesh axis)
+            return (buf.shape, buf.dtype, x._weak)
+        return (buf.shape, buf.dtype, x._weak, (), typed)
     if t in dtypes.python_scalar_dtypes:
         return _SCALAR_SIGNATURES[config.x64][t]
     if isinstance(x, Tracer):
         aval = x.aval
-        if getattr(aval, "vma", ()):  # (a shard_map body's value, typed by its varying axes)
-            return (aval.shape, aval.dtype, aval.weak_type, aval.vma)
+        if getattr(aval, "vma", ()) or getattr(aval, "explicit_sharding", None) is not None:
+            # (typed by the axes it varies over, in a shard_map body, or by its sharding)
+            return (aval.shape, aval.dtype, aval.weak_type, aval.vma, aval.explicit_sharding)
         return (aval.shape, aval.dtype, aval.weak_type)
     if isinstance(x, (np.ndarray, np.generic)):
         return (x.shape, dtypes.canonicalize_dtype(x.dtype), False)

@@ -79,7 +79,10 @@ class DebugInfo:
 def abstractify(x: Any) -> ShapedArray:
     """The abstract value a traced function sees for argument `x`."""
     if type(x) is ArrayImpl:
-        return ShapedArray(x._buf.shape, x._buf.dtype, x._weak)
+        buf = x._buf
+        if sharding_typing is None:  # (no mesh has an Explicit axis)
+            return ShapedArray(buf.shape, buf.dtype, x._weak)
+        return ShapedArray(buf.shape, buf.dtype, x._weak, (), type_sharding(x))
     if isinstance(x, Array):  # tracers and key arrays
         return x.aval
     to_aval = pytype_aval_mappings.get(type(x))
@@ -92,6 +95,12 @@ def abstractify(x: Any) -> ShapedArray:
     return ShapedArray(buf.shape, buf.dtype, weak)
 
 
+def type_sharding(x: ArrayImpl) -> Any:
+    """The sharding `x`'s type carries: its layout's split over Explicit mesh axes, if any."""
+    placed = getattr(x, "_sharding", None)  # (set only on placed arrays)
+    return None if placed is None else placed._type_sharding(x._buf.ndim)
+
+
 class _EquationTyping(threading.local):
     """A rule refining each staged equation's types while it is set (shard_map's check_vma
     sets parallel/vma.py's): rule(trace, prim, atoms, params, out avals) -> (atoms, out
@@ -101,6 +110,10 @@ class _EquationTyping(threading.local):
 
 
 equation_typing = _EquationTyping()
+
+#: sharding_typing(prim, atoms, params, out avals) -> out avals typed by their shardings over
+#: Explicit mesh axes; installed by parallel/explicit.py once such a mesh exists.
+sharding_typing: Callable | None = None
 
 
 class DynamicJaxprTracer(Tracer):
@@ -177,6 +190,8 @@ class StagingTrace(Trace):
         rule = equation_typing.rule
         if rule is not None:
             atoms, out = rule(self, prim, atoms, params, out)
+        if sharding_typing is not None:
+            out = sharding_typing(prim, atoms, params, out)
         if prim.multiple_results:
             outvars = [Var(aval) for aval in out]
             self.eqns.append(Eqn(prim, atoms, outvars, params, user_frames()))

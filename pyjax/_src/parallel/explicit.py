@@ -1,0 +1,89 @@
+"""Shardings carried by types (JAX's sharding in types): a value split over Explicit mesh axes
+has them in its abstract value (`ShapedArray.explicit_sharding`, printed `f32[6@i]`).
+
+An Array placed by a NamedSharding gives its type the Explicit part of that spec; while
+tracing, each staged equation's results are typed by propagation.py's rules (the same rules
+that lay jit's results out), keeping only Explicit axes.  Auto and Manual axes never appear in
+types.  The typing rule is installed in staging once a mesh with an Explicit axis exists, so
+programs that never make one pay nothing.
+"""
+from __future__ import annotations
+
+import functools
+import types
+from typing import Any
+
+from pyjax._src.core.avals import ShapedArray
+from pyjax._src.parallel import propagation
+from pyjax._src.parallel.mesh import AxisType
+from pyjax._src.parallel.sharding import NamedSharding, PartitionSpec
+from pyjax._src.transforms import staging
+
+
+def _explicit_entry(entry: Any, explicit: frozenset) -> Any:
+    """A spec entry reduced to the Explicit axes it names (None, one name, or a tuple)."""
+    names = () if entry is None else entry if isinstance(entry, tuple) else (entry,)
+    kept = tuple(n for n in names if n in explicit)
+    return None if not kept else kept[0] if len(kept) == 1 else kept
+
+
+@functools.lru_cache(maxsize=512)
+def type_sharding(mesh: Any, entries: tuple) -> NamedSharding | None:
+    """The sharding a type carries for a value split as `entries` (one per axis) over `mesh`:
+    over its abstract mesh, naming only Explicit axes; None when none is left."""
+    explicit = frozenset(n for n, t in zip(mesh.axis_names, mesh.axis_types)
+                         if t == AxisType.Explicit)
+    kept = tuple(_explicit_entry(e, explicit) for e in entries)
+    if all(e is None for e in kept):
+        return None
+    return NamedSharding(mesh.abstract_mesh, PartitionSpec(*kept))
+
+
+def of_sharding(sharding: Any, rank: int) -> NamedSharding | None:
+    """The type sharding of an Array laid out by `sharding` (only NamedShardings have one)."""
+    if type(sharding) is not NamedSharding or not rank:
+        return None
+    return type_sharding(sharding.mesh, propagation.spec_entries(sharding, rank))
+
+
+def _source_mesh(prim: Any, params: dict) -> Any:
+    """The mesh of an equation that lays out its results itself (shard_map, a constraint, an
+    `out_sharding=`), or None."""
+    if prim.name == "shard_map":
+        return params["mesh"]
+    if prim.name == "reshard":
+        return params["dst_sharding"].mesh
+    return getattr(propagation.given_sharding(params), "mesh", None)
+
+
+def _retyped(aval: Any, sharding: NamedSharding | None) -> Any:
+    if type(aval) is not ShapedArray or aval.explicit_sharding == sharding:
+        return aval
+    return ShapedArray(aval.shape, aval.dtype, aval.weak_type, aval.vma, sharding)
+
+
+def type_equation(prim: Any, atoms: list, params: dict, out: Any) -> Any:
+    """The staged equation's result types with the shardings propagation gives them."""
+    ins = [getattr(a.aval, "explicit_sharding", None) for a in atoms]
+    mesh = next((s.mesh for s in ins if s is not None), None) or _source_mesh(prim, params)
+    if mesh is None or not getattr(mesh, "axis_names", ()):
+        return out
+    many = prim.multiple_results
+    outs = list(out) if many else [out]
+    eqn = types.SimpleNamespace(
+        primitive=prim, params=params, invars=atoms,
+        outvars=[types.SimpleNamespace(aval=o) for o in outs])
+    specs = [None if s is None else s.spec.partitions for s in ins]
+    sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
+    got = propagation.eqn_specs(eqn, specs, sizes)
+    if got is None:  # no rule: whatever abstract evaluation kept
+        return out
+    typed = [_retyped(o, None if s is None or not hasattr(o, "shape")
+                      else type_sharding(mesh, tuple(s)))
+             for o, s in zip(outs, got)]
+    return typed if many else typed[0]
+
+
+def activate() -> None:
+    """Type staged equations by their shardings from now on (a mesh has an Explicit axis)."""
+    staging.sharding_typing = type_equation
