@@ -10,19 +10,10 @@ trace-affecting config, the mesh context) all of that has one outcome, so it nee
 3. the notes become straight-line Python that calls the impls on the buffers, which every
    later call runs: one impl call per primitive, and only the results become Arrays.
 
-A primitive's `specialize` rule may give the impl for its operand types with the params bound
-(work that depends on them done once); one marked `exact` returns an ndarray of the result's
-dtype for every operand of those types, so the plan takes its result as it is (other impls may
-return NumPy scalars or another dtype, which the plan converts).  An exact impl may also carry
-
-    broadcasts      the impl for an operand with a zero stride (a broadcast), which the plan
-                    calls instead when its one operand has one
-    loud            (an impl made by `quietly`) the impl it runs with NumPy's errors off,
-                    which the plan calls between its own switches of the error state
-    keepdims        (a reduction) the same reduction keeping the reduced axes, an exact impl
-                    with attribute `shape`: a plan whose next step only reshapes the
-                    result to that shape (jnp's keepdims=True) calls it in place of both
-    reshapes_to     (a reshape) the shape it gives
+A primitive's `specialize` rule may give the impl for its operand types with the params bound,
+which the plan calls instead (specialized.py: what such an impl promises, and the lines that
+call it, shared with tier 0); a reduction's `keepdims` impl replaces it and the reshape after
+it when the plan's next step only reshapes the result to that shape (jnp's keepdims=True).
 
 The operands are tracers while recording, so the function runs as it runs under jit: a plan
 computes what jit would, and a function that needs an operand's value (or binds a primitive
@@ -30,8 +21,6 @@ with effects or its own eager rule, or warns) raises or is refused and stays unp
 
 Plans serve the jnp functions decorated with `planned` (or `util.staged_as_jit`) and the
 Array operators with a Python number (`scalar_operator`: `x > 0` is keyed by the number too).
-A plan calls a specialised impl that is a functools.partial through its function, its bound
-arguments written into the line.
 """
 from __future__ import annotations
 
@@ -53,18 +42,11 @@ from pyjax._src.core import array as array_lib
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.trace import Trace, Tracer, trace_state
+from pyjax._src.backend.specialized import NAMESPACE, Step
 from pyjax._src.parallel.mesh import context_key as mesh_context_key
-from pyjax._src.primitives import _fp
 
 #: eager rules that amount to "check types, run the impl on the buffers, wrap the result"
 _PLAIN_EAGER: set = {apply_primitive, apply_primitive_cached}
-
-
-def exact(impl: Callable) -> Callable:
-    """Mark a specialised impl (a function or functools.partial) as returning an ndarray of
-    the result's dtype for every operand of the types it was made for (see module doc)."""
-    impl.exact = True
-    return impl
 
 
 def plain_eager(rule: Callable) -> Callable:
@@ -102,12 +84,10 @@ class Recorder(Trace):
     eager_like = True
 
     def __init__(self) -> None:
-        self.steps: list[_Step] = []
+        self.steps: list[Step] = []
         # (`__name__`: NumPy's warnings from a plan's line are pyjax's, which pyjax filters)
         self.namespace: dict = {"__name__": __name__, "ArrayImpl": ArrayImpl,
-                                "ndarray": np.ndarray, "asarray": np.asarray,
-                                "new": object.__new__, "array_lib": array_lib,
-                                "errstate": _fp.ERRSTATE, "IGNORE_ALL": _fp.IGNORE_ALL}
+                                "new": object.__new__, "array_lib": array_lib, **NAMESPACE}
         self.const_ref: dict[int, str] = {}  # id of a constant operand -> its name
         self.keep: list = []  # keeps constants alive, so their ids stay unique
         self.n_steps = 0
@@ -157,7 +137,7 @@ class Recorder(Trace):
         checked = [] if getattr(special, "exact", False) else names
         for name, r in zip(checked, results):  # a NumPy scalar, another dtype
             self.namespace[f"D_{name}"] = r._buf.dtype
-        self.steps.append(_Step(f"f{k}", special, call_args, names, prim.multiple_results,
+        self.steps.append(Step(f"f{k}", special, call_args, names, prim.multiple_results,
                                 checked))
         tracers = [PlanTracer(self, r, name) for name, r in zip(names, results)]
         return tracers if prim.multiple_results else tracers[0]
@@ -237,60 +217,11 @@ class Recorder(Trace):
                     and getattr(following.special, "reshapes_to", None) == keepdims.shape):
                 name = f"{step.name}_keepdims"
                 self.namespace[name] = keepdims
-                step = _Step(name, keepdims, step.args, following.outs, False, [])
+                step = Step(name, keepdims, step.args, following.outs, False, [])
                 i += 1
             lines += step.source(self.namespace)
             i += 1
         return lines
-
-
-class _Step:
-    """One primitive of a recorded call: `outs = name(*args)` (`special`: the specialised
-    impl `name` is, if any), and the results whose NumPy type the plan checks."""
-
-    __slots__ = ("name", "special", "args", "outs", "multiple", "checked")
-
-    def __init__(self, name: str, special: Any, args: list, outs: list, multiple: bool,
-                 checked: list):
-        self.name, self.special, self.args, self.outs = name, special or None, args, outs
-        self.multiple, self.checked = multiple, checked
-
-    def source(self, namespace: dict) -> list[str]:
-        """The step's lines; names the call needs beyond `name` are added to `namespace`."""
-        target = ", ".join(self.outs) + ("," if self.multiple else "")
-        args = ", ".join(self.args)
-        if getattr(self.special, "broadcasts", None) is not None:  # (one operand)
-            lines = [f"    {target} = {_spelt_out(self.name, self.special, args, namespace)} "
-                     f"if 0 not in {args}.strides else {self.name}.broadcasts({args})"]
-        elif getattr(self.special, "loud", None) is not None:
-            loud = namespace[f"{self.name}_loud"] = self.special.loud
-            lines = ["    token = errstate.set(IGNORE_ALL)", "    try:",
-                     f"        {target} = {_spelt_out(f'{self.name}_loud', loud, args, namespace)}",
-                     "    finally:", "        errstate.reset(token)"]
-        else:
-            lines = [f"    {target} = {_spelt_out(self.name, self.special, args, namespace)}"]
-        return lines + [
-            f"    if {name}.__class__ is not ndarray or {name}.dtype != D_{name}: "
-            f"{name} = asarray({name}, D_{name})" for name in self.checked]
-
-
-def _spelt_out(name: str, impl: Any, args: str, namespace: dict) -> str:
-    """The call of impl `name` on `args`, a functools.partial's bound arguments written into
-    the call (a reduction's `axis=`): a partial merges its keywords into a new dict per call,
-    which costs a small reduction a fifth of its time."""
-    if type(impl) is not functools.partial or not all(
-            k.isidentifier() and not keyword.iskeyword(k) for k in impl.keywords):
-        return f"{name}({args})"
-    namespace[f"{name}_func"] = impl.func
-    bound = []
-    for i, value in enumerate(impl.args):
-        namespace[f"{name}_arg{i}"] = value
-        bound.append(f"{name}_arg{i}")
-    bound.append(args)
-    for k, value in impl.keywords.items():
-        namespace[f"{name}_kw_{k}"] = value
-        bound.append(f"{k}={name}_kw_{k}")
-    return f"{name}_func({', '.join(bound)})"
 
 
 #: a call whose plan would keep more constant data alive than this stays unplanned (such

@@ -15,15 +15,14 @@ from typing import Any
 
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.parallel import propagation
-from pyjax._src.parallel.mesh import AxisType
 from pyjax._src.parallel.sharding import NamedSharding, PartitionSpec
 from pyjax._src.transforms import staging
 
 
-def _explicit_entry(entry: Any, explicit: frozenset) -> Any:
-    """A spec entry reduced to the Explicit axes it names (None, one name, or a tuple)."""
+def kept_entry(entry: Any, keep: Any) -> Any:
+    """A spec entry reduced to the mesh axes of `keep` it names (None, one name, or a tuple)."""
     names = () if entry is None else entry if isinstance(entry, tuple) else (entry,)
-    kept = tuple(n for n in names if n in explicit)
+    kept = tuple(n for n in names if n in keep)
     return None if not kept else kept[0] if len(kept) == 1 else kept
 
 
@@ -31,9 +30,8 @@ def _explicit_entry(entry: Any, explicit: frozenset) -> Any:
 def type_sharding(mesh: Any, entries: tuple) -> NamedSharding | None:
     """The sharding a type carries for a value split as `entries` (one per axis) over `mesh`:
     over its abstract mesh, naming only Explicit axes; None when none is left."""
-    explicit = frozenset(n for n, t in zip(mesh.axis_names, mesh.axis_types)
-                         if t == AxisType.Explicit)
-    kept = tuple(_explicit_entry(e, explicit) for e in entries)
+    explicit = frozenset(mesh.explicit_axes)
+    kept = tuple(kept_entry(e, explicit) for e in entries)
     if all(e is None for e in kept):
         return None
     return NamedSharding(mesh.abstract_mesh, PartitionSpec(*kept))

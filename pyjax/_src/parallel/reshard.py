@@ -15,6 +15,7 @@ import numpy as np
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.primitive import Primitive
 from pyjax._src.parallel import mesh as mesh_lib
+from pyjax._src.parallel.explicit import kept_entry
 from pyjax._src.parallel.mesh import AbstractMesh, AxisType
 from pyjax._src.parallel.placement import canonicalize_sharding
 from pyjax._src.parallel.sharding import NamedSharding, PartitionSpec, placed
@@ -128,14 +129,8 @@ def _switched_mesh(axes: Any, kind: AxisType, api: str, shardings: Any = None
 def _explicit_part(x: Any, mesh: AbstractMesh) -> PartitionSpec:
     """x's type's spec keeping only the axes that are Explicit in `mesh`."""
     from pyjax._src.api import typeof
-    spec = typeof(x).sharding.spec
-    keep = {n for n, t in zip(mesh.axis_names, mesh.axis_types) if t == AxisType.Explicit}
-    entries = []
-    for entry in spec.partitions:
-        names = () if entry is None else entry if isinstance(entry, tuple) else (entry,)
-        kept = tuple(n for n in names if n in keep)
-        entries.append(None if not kept else kept[0] if len(kept) == 1 else kept)
-    return PartitionSpec(*entries)
+    keep = set(mesh.explicit_axes)
+    return PartitionSpec(*[kept_entry(e, keep) for e in typeof(x).sharding.spec.partitions])
 
 
 def _required(given: Any, kwargs: dict, name: str) -> Any:

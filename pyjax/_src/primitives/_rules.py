@@ -7,7 +7,8 @@ from typing import Any, Callable
 import numpy as np
 
 from pyjax._src.backend.dispatch import apply_primitive, apply_primitive_cached
-from pyjax._src.backend.eager_plans import exact, plain_eager
+from pyjax._src.backend.eager_plans import plain_eager
+from pyjax._src.backend.specialized import exact
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
@@ -77,7 +78,7 @@ _OUT_ELLIPSIS = _takes_out_ellipsis()
 
 def exact_ufunc(fn: Callable, result: np.dtype, rank: int, **kwargs: Any) -> Callable:
     """`fn` (a ufunc, or a method of one such as `np.add.reduce`) with `kwargs` bound, as an
-    exact impl for eager plans (eager_plans.exact), for operands whose NumPy loop gives dtype
+    exact impl for eager plans (specialized.exact), for operands whose NumPy loop gives dtype
     `result` and a result of rank `rank`.  NumPy returns a NumPy scalar for rank 0, so then
     it is called with `out=...`, which returns a 0-d array; NumPy's own dtypes keep their type
     (an int4 max gives int8), so any other `result` is converted."""

@@ -13,7 +13,8 @@ import numpy as np
 from pyjax._src.primitives._fp import ignore_fp_errors, quietly
 from pyjax._src.backend.dispatch import apply_primitive, detach, to_buffer
 from pyjax._src.backend.fp_mode import run_flushing
-from pyjax._src.backend.eager_plans import exact, plain_eager
+from pyjax._src.backend.eager_plans import plain_eager
+from pyjax._src.backend.specialized import exact
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray

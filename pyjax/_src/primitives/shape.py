@@ -12,7 +12,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from pyjax._src import errors
-from pyjax._src.backend.eager_plans import exact
+from pyjax._src.backend.specialized import exact
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import pp_eqn_standard
