@@ -13,8 +13,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pyjax._src.primitives._fp import ignore_fp_errors
+from pyjax._src.primitives._fp import ignore_fp_errors, quietly
 from pyjax._src.backend.dispatch import to_buffer
+from pyjax._src.backend.specialized import exact
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, has_effects
@@ -145,11 +146,25 @@ def _fma_impl(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     return np.asarray(out).astype(a.dtype, copy=False)
 
 
+def _fma_specialize(a: ShapedArray, b: ShapedArray, c: ShapedArray) -> Callable | None:
+    """_fma_impl of float32 operands, for tier 0: the same float64 steps, without the
+    checks, conversions and error-state switch that `_fma_impl` makes on every call (an
+    operand of rank 0 broadcasts; `a`'s widened copy is the result's shape)."""
+    from pyjax._src.primitives.xla_math import _fma
+    if not a.dtype == b.dtype == c.dtype == np.float32:
+        return None
+    shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
+    if a.shape == shape:
+        return exact(quietly(_fma))
+    return exact(quietly(lambda x, y, z: _fma(np.broadcast_to(x, shape), y, z)))
+
+
 #: compiler-internal: what an add or subtract of a single-use product becomes.  It only ever
 #: appears in jaxprs about to be compiled, never under a trace, so it needs no other rules and
 #: stays out of the primitive registry (and its census).
 fused_multiply_add_p = Primitive("fused_multiply_add")
 fused_multiply_add_p.impl = _fma_impl
+fused_multiply_add_p.specialize = _fma_specialize
 del registry["fused_multiply_add"]
 _FMA_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 

@@ -17,8 +17,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pyjax._src.backend import fusion
+from pyjax._src.backend import fusion, specialized
 from pyjax._src.backend.dispatch import to_buffer
+from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import ClosedJaxpr, Literal, Var
 
 #: clusters at least this large (elements) get their own function (blockwise, and a candidate
@@ -104,7 +105,7 @@ class _Source:
         # the module name puts NumPy's RuntimeWarnings from generated code under pyjax's
         # filter (JAX computes inf - inf or log(-1) silently)
         self.namespace: dict[str, Any] = {"__name__": "pyjax._src.backend.executor.generated",
-                                          "empty": np.empty}
+                                          "empty": np.empty, **specialized.NAMESPACE}
 
     def bind(self, value: Any) -> str:
         name = f"g{len(self.namespace)}"
@@ -134,7 +135,12 @@ def generate(closed: ClosedJaxpr, steps: list[fusion.Step] | None = None) -> Pro
         if eqn.primitive.lowering is not None:  # compile-time work (inspect_array_sharding)
             eqn.primitive.lowering(eqn)
     last_use = _last_uses(jaxpr, steps)
+    specials = _specials(steps)
+    arrays = {a for e in specials for a in e.invars if type(a) is Var}  # must be ndarrays
     lines = [f"def run({', '.join(args)}):"]
+    for var, arg in zip(jaxpr.invars, args):  # (a caller may pass a NumPy scalar)
+        if var in arrays and not var.aval.shape:
+            lines += _checks([arg], [var], src)
     clusters: dict[str, fusion.Cluster] = {}
     functions: list[str] = []
     for k, step in enumerate(steps):
@@ -152,7 +158,7 @@ def generate(closed: ClosedJaxpr, steps: list[fusion.Step] | None = None) -> Pro
         else:
             members = [(step.index, step.eqn)] if type(step) is fusion.Call else step.members
             for i, eqn in members:
-                lines.append(_eqn_line(i, eqn, names, ref, src))
+                lines += _eqn_lines(i, eqn, names, ref, src, specials.get(eqn), arrays)
         dead = [names[v] for v in last_use.get(k, ()) if v in names]
         if dead:  # free temporaries at once: big buffers then recycle instead of page-faulting
             lines.append(f"    del {', '.join(dead)}")
@@ -164,11 +170,52 @@ def generate(closed: ClosedJaxpr, steps: list[fusion.Step] | None = None) -> Pro
     return Program(src.namespace["run"], full, src.namespace, clusters, names)
 
 
-def _eqn_line(i: int, eqn: Any, names: dict, ref: Callable, src: _Source) -> str:
+def _specials(steps: list[fusion.Step]) -> dict:
+    """The specialised impl (specialized.py) of each equation the run function calls itself
+    (not in a blockwise cluster), where its primitive gives one for the equation's types."""
+    out = {}
+    for step in steps:
+        if type(step) is fusion.Cluster and blockwise(step):
+            continue
+        for eqn in [step.eqn] if type(step) is fusion.Call else step.eqns:
+            specialize = getattr(eqn.primitive, "specialize", None)  # (hijax types: none)
+            if specialize is not None and all(
+                    type(v.aval) is ShapedArray and isinstance(v.aval.dtype, np.dtype)
+                    for v in (*eqn.invars, *eqn.outvars)):
+                special = specialize(*(a.aval for a in eqn.invars), **eqn.params)
+                if special:
+                    out[eqn] = special
+    return out
+
+
+def _checks(refs: list[str], values: list, src: _Source) -> list[str]:
+    """Lines making each of `refs` an ndarray of its value's dtype (a specialised impl reads
+    it; the step before may give a NumPy scalar or another dtype)."""
+    steps = specialized.Step("", None, [], [], False, refs)
+    for r, v in zip(refs, values):
+        src.namespace[f"D_{r}"] = np.dtype(v.aval.dtype)
+    return steps.source(src.namespace)[1:]
+
+
+def _eqn_lines(i: int, eqn: Any, names: dict, ref: Callable, src: _Source, special: Any,
+               arrays: set) -> list[str]:
+    """The run function's lines for one equation: its impl's call, or its specialised impl's
+    (`special`), then checks of the results a specialised impl reads."""
     outs = [f"v{i}_{j}" for j in range(len(eqn.outvars))]
     names.update(zip(eqn.outvars, outs))
-    impl = src.bind(eqn.primitive.impl)
     call_args = [ref(a) for a in eqn.invars]
+    checked = [(o, v) for o, v in zip(outs, eqn.outvars) if v in arrays]
+    if special:
+        if getattr(special, "exact", False):
+            checked = []
+        step = specialized.Step(src.bind(special), special, call_args, outs,
+                                eqn.primitive.multiple_results, [o for o, _ in checked])
+        for o, v in checked:
+            src.namespace[f"D_{o}"] = np.dtype(v.aval.dtype)
+        lines = step.source(src.namespace)
+        lines[0] += f"  # {eqn.primitive.name}"
+        return lines
+    impl = src.bind(eqn.primitive.impl)
     if eqn.params:
         call_args.append("**" + src.bind(eqn.params))
     call = f"{impl}({', '.join(call_args)})"
@@ -177,7 +224,8 @@ def _eqn_line(i: int, eqn: Any, names: dict, ref: Callable, src: _Source) -> str
                 if outs else f"    {call}")
     else:
         line = f"    {outs[0]} = {call}"
-    return f"{line}  # {eqn.primitive.name}"
+    return [f"{line}  # {eqn.primitive.name}"] + (
+        _checks([o for o, _ in checked], [v for _, v in checked], src) if checked else [])
 
 
 def _cluster_source(fname: str, cluster: fusion.Cluster, src: _Source) -> str:

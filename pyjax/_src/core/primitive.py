@@ -13,7 +13,8 @@
                                         jaxpr is inlined into a trace (JAX's const_fold_rules)
     specialize(*avals, **params)        the impl for operands of these types with the params
                                         bound (work that depends on them done once), or None:
-                                        eager plans call it on buffers instead of impl
+                                        eager plans and tier 0 call it on buffers instead of
+                                        impl (backend/specialized.py)
     vma(union, in_aval, check, order, **params)  the manual axes a shard_map body's result
                                         varies over, from its operands' union (collectives;
                                         None: the union)

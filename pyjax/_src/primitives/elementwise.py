@@ -149,12 +149,15 @@ def _ufunc_of(impl: Callable) -> np.ufunc | None:
     return impl if isinstance(impl, np.ufunc) else getattr(impl, "ufunc", None)
 
 
-def _ufunc_specialize(ufunc: np.ufunc, comparison: bool = False) -> Callable:
-    """The specialize rule of an elementwise primitive computed by `ufunc`: the ufunc itself
-    (exact_ufunc) for operands of one dtype of NumPy's own, for eager plans."""
+def _ufunc_specialize(ufunc: np.ufunc, comparison: bool = False,
+                      real: bool = False) -> Callable:
+    """The specialize rule of an elementwise primitive computed by `ufunc` (for `real`
+    operands only: complex ones have XLA's expansion): the ufunc itself (exact_ufunc) for
+    operands of one dtype of NumPy's own, for eager plans and tier 0."""
     def specialize(*avals: ShapedArray) -> Any:
         dtype = avals[0].dtype
-        if dtype.isbuiltin != 1 or any(a.dtype != dtype for a in avals):
+        if dtype.isbuiltin != 1 or any(a.dtype != dtype for a in avals) or (
+                real and dtype.kind == "c"):
             return None
         return exact_ufunc(ufunc, dtypes.bool_ if comparison else dtype,
                            builtins.max(a.ndim for a in avals))
@@ -173,6 +176,8 @@ def unop(name: str, impl: Callable, kinds: tuple, out_dtype: Callable | None = N
         prim.eager = fast_eager(kinds, ufunc=ufunc)
         if ufunc is not None:
             prim.specialize = _ufunc_specialize(ufunc)
+        elif getattr(impl, "real_ufunc", None) is not None:
+            prim.specialize = _ufunc_specialize(impl.real_ufunc, real=True)
     prim.foldable = True
     batching.defvectorized(prim)
     return prim
@@ -236,6 +241,8 @@ def _or_complex(real_fn: Callable, complex_fn: Callable) -> Callable:
             return complex_fn(*args)
         return real_fn(*args)
     impl.__name__ = getattr(real_fn, "__name__", complex_fn.__name__)
+    if isinstance(real_fn, np.ufunc):  # (what unop/binop specialise real operands to)
+        impl.real_ufunc = real_fn
     return impl
 
 
@@ -683,6 +690,8 @@ def binop(name: str, impl: Callable, kinds: tuple, *, comparison: bool = False) 
     prim.eager = fast_eager(kinds, ufunc=ufunc)
     if ufunc is not None:
         prim.specialize = _ufunc_specialize(ufunc, comparison)
+    elif getattr(impl, "real_ufunc", None) is not None:
+        prim.specialize = _ufunc_specialize(impl.real_ufunc, comparison, real=True)
     prim.foldable = True
     batching.defbroadcasting(prim)
     return prim
