@@ -145,6 +145,57 @@ def test_native_bits_equal_numpy(name):
     _assert_bits(got, want.view(np.uint32), x)
 
 
+def _glibc_inputs() -> np.ndarray:
+    """Arguments for sin and cos: every float32 range, and the neighbours of multiples of
+    pi/4 (where the quadrant changes) below 120 (glibc's fast reduction) and far above."""
+    rng = np.random.default_rng(11)
+    k = np.arange(1, 2000)
+    turns = np.concatenate([k * np.pi / 4, rng.uniform(120, 1e6, 3000) // (np.pi / 4)
+                            * (np.pi / 4)]).astype(np.float32)
+    neighbours = [np.nextafter(turns, np.float32(s) * np.inf).astype(np.float32) for s in (1, -1)]
+    parts = [rng.integers(0, 2 ** 32, 40_000, dtype=np.uint64).astype(np.uint32).view(
+                 np.float32), rng.uniform(-130, 130, 30_000), turns, *neighbours,
+             10.0 ** rng.uniform(-45, 38.5, 20_000), np.float32(3.4028235e38),
+             np.array([0.0, np.inf, np.nan, 1e-40, 2.0 ** -126, 2.0 ** -12, 0.75, 120.0])]
+    with np.errstate(over="ignore"):
+        x = np.concatenate([np.asarray(p, np.float32).ravel() for p in parts])
+    return np.concatenate([x, -x])
+
+
+@needs_tier1
+@pytest.mark.parametrize("name", ["sin", "cos"])
+def test_sin_cos_are_glibcs(name, monkeypatch):
+    """The native kernels (the library's and a jit cluster's) give the C library's sinf/cosf
+    bits (glibc's FMA build, what XLA calls), called through ctypes."""
+    import ctypes.util
+
+    import llvmlite.binding as llvm
+    if not llvm.get_host_cpu_features().get("fma"):
+        pytest.skip("glibc's sinf/cosf without FMA round differently (XLA's here, too)")
+    libm = ctypes.CDLL(ctypes.util.find_library("m"))
+    c_fn = getattr(libm, name + "f")
+    c_fn.argtypes, c_fn.restype = [ctypes.c_float], ctypes.c_float
+    x = _glibc_inputs()
+    # (subnormals kept: ctypes converts through double, which flushing would zero)
+    want = fp_mode.run_unflushed(lambda: np.array([c_fn(v) for v in x.tolist()], np.float32))
+    native.evaluate(name, x)
+    engine.wait()
+    pyjax.clear_caches()
+    monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1)
+    try:
+        pyjax.config.update("jax_compile_sync", True)
+        f = pyjax.jit(getattr(jnp, name))
+        fused = np.asarray(f(x))
+        assert any(isinstance(k, tier1.Kernel) for k in f.lower(x).compile()._run.kernels.values())
+    finally:
+        pyjax.config.update("jax_compile_sync", False)
+        pyjax.clear_caches()
+    nan = np.isnan(want)
+    for got in (fp_mode.run_flushing(native.evaluate, name, x), fused):
+        assert (np.isnan(got) == nan).all()
+        _assert_bits(got[~nan], want[~nan].view(np.uint32), x[~nan])
+
+
 # ---------------------------------------------------------------------------------------------
 # erf, erfc, rsqrt, atan, pow, lgamma, digamma, asinh, acosh
 # (tests/oracle/record_special_transcendentals.py)

@@ -514,7 +514,7 @@ class _Builder:
         else:
             reduce = f"llvm.vector.reduce.or.v{self.lanes}i1"
             self.extra[f"declare i1 @{reduce}({self.bt})"] = None
-            test = [f"  %yl = icmp uge {self.it} %ym, {self.ki(0x42F00000)}",
+            test = [f"  %yl = icmp sge {self.it} %ym, {self.ki(0x42F00000)}",
                     f"  %any = call i1 @{reduce}({self.bt} %yl)"]
         for builder in (mid, full):
             self.extra.update(dict.fromkeys(builder.declarations()))
@@ -534,8 +534,9 @@ class _Builder:
         x = self.emit(f"fpext {self.t} {y} to {dt}")
         # |y| < 120: n = round(y 2/pi) through a scaled conversion, r = y - n pi/2 fused
         scaled = self.emit(f"fmul {dt} {x}, {self.kd(c._TWO_OVER_PI_2_24)}")
-        middle = self.emit(f"icmp ult {it} {magnitude}, {self.ki(0x42F00000)}")
-        scaled = self.emit(f"select {self.bt} {middle}, {dt} {scaled}, {dt} {self.kd(0)}")
+        if self.large_range:  # (the conversion of a larger |y| overflows)
+            middle = self.emit(f"icmp ult {it} {magnitude}, {self.ki(0x42F00000)}")
+            scaled = self.emit(f"select {self.bt} {middle}, {dt} {scaled}, {dt} {self.kd(0)}")
         n = self.emit(f"fptosi {dt} {scaled} to {it}")
         n = self.emit(f"ashr {it} {self.emit(f'add {it} {n}, {self.ki(0x800000)}')}, "
                       f"{self.ki(24)}")
@@ -551,20 +552,21 @@ class _Builder:
         odd = self.emit(f"and {it} {n}, {self.ki(1)}")
         use_sin = self.emit(f"icmp eq {it} {odd}, {self.ki(1 if cosine else 0)}")
         value = self.sin_or_cos_poly(r, use_sin)
-        # sin's sign by quadrant (+ - - +), the cosine's negated in quadrants 2 and 3
-        sin_negative = self.emit(f"and {it} {self.emit(f'add {it} {quadrant}, {self.ki(1)}')}, "
-                                 f"{self.ki(2)}")
-        negative = self.emit(f"select {self.bt} {use_sin}, {it} {sin_negative}, {it} "
-                             f"{self.emit(f'and {it} {quadrant}, {self.ki(2)}')}")
-        negative = self.emit(f"icmp ne {it} {negative}, {self.ki(0)}")
-        value = self.emit(f"select {self.bt} {negative}, {dt} "
-                          f"{self.emit(f'fneg {dt} {value}')}, {dt} {value}")
-        out = self.emit(f"fptrunc {dt} {value} to {self.t}")
+        # the sign by quadrant, (quadrant + 1) & 2 where the sine polynomial serves and
+        # quadrant & 2 where the cosine's does, flipped in the float32 result (glibc negates
+        # r or the coefficients: the double value is negated exactly, and so its rounding)
+        shifted = odd if cosine else self.emit(f"xor {it} {odd}, {self.ki(1)}")
+        sign = self.emit(f"and {it} {self.emit(f'add {it} {quadrant}, {shifted}')}, "
+                         f"{self.ki(2)}")
+        sign = self.emit(f"shl {it} {sign}, {self.ki(30)}")
+        out = self.emit(f"bitcast {self.t} {self.emit(f'fptrunc {dt} {value} to {self.t}')} "
+                        f"to {it}")
+        out = self.emit(f"bitcast {it} {self.emit(f'xor {it} {out}, {sign}')} to {self.t}")
         tiny = self.emit(f"icmp ult {it} {magnitude}, {self.ki(0x39800000)}")
         out = self.select(tiny, self.k(1) if cosine else y, out)
-        difference = self.op("fsub", y, y)  # inf and NaN: (y - y) / (y - y)
+        # inf and NaN: glibc's (y - y) / (y - y), which is y - y itself (a NaN over itself)
         special = self.emit(f"icmp uge {it} {magnitude}, {self.ki(0x7F800000)}")
-        return self.select(special, self.op("fdiv", difference, difference), out)
+        return self.select(special, self.op("fsub", y, y), out)
 
     def sin(self, x: str) -> str:
         """XLA's sin: glibc's sinf."""
