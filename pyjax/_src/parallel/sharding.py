@@ -452,11 +452,18 @@ def make_single_device_sharding(device: Any, *, memory_kind: str | None = None
     return SingleDeviceSharding(device, memory_kind=memory_kind)
 
 
+#: whether a NamedSharding was ever made in this process: until then no array is laid out
+#: over a mesh, and jit's common call need not look at its arguments' shardings
+named_in_use = False
+
+
 class NamedSharding(Sharding):
     """A mesh and a PartitionSpec: array axis i is split over the mesh axes `spec[i]` names."""
 
     def __init__(self, mesh: Mesh | AbstractMesh, spec: PartitionSpec, *,
                  memory_kind: str | None = None, _logical_device_ids: Any = None):
+        global named_in_use
+        named_in_use = True
         if spec is None:
             raise TypeError(
                 "__init__(): incompatible function arguments. The following argument types are "

@@ -19,10 +19,11 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from pyjax._src import caches
+from pyjax._src.backend.caller import make_caller
 from pyjax._src.backend.dispatch import detach, scalar_buffer, to_buffer, wrap
 from pyjax._src.backend.executor import compile_jaxpr
 from pyjax._src.backend.fp_mode import KEPT, SWITCHED, flush_off, flush_on, run_unflushed
-from pyjax._src.config import config, config_local
+from pyjax._src.config import config, config_global as _GLOBAL_OPTIONS, config_local
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import Array, ArrayImpl
 from pyjax._src.core.avals import ShapedArray
@@ -32,6 +33,7 @@ from pyjax._src.core.primitive import Primitive
 from pyjax._src.core.trace import Tracer, trace_state, use_trace
 from pyjax._src.parallel.mesh import context_key as mesh_context_key
 from pyjax._src.parallel.propagation import output_shardings
+from pyjax._src.parallel import sharding as sharding_lib
 from pyjax._src.parallel.sharding import NamedSharding, placed
 from pyjax._src.transforms import ad, batching, staging
 from pyjax._src.transforms.staging import (
@@ -260,6 +262,19 @@ def _trace_options() -> Any:
     return config.trace_key() if config_local.values else config.global_trace_number
 
 
+def _cache_key(in_tree: Any, has_kwargs: bool, statics: tuple, leaves: list) -> tuple:
+    """A trace's key in its function's cache: the arguments' structure, the trace options,
+    the mesh context and each leaf's signature.  Positional leaves alone (the common call)
+    are keyed by their count, which `_call_arrays` builds without hashing a PyTreeDef; any
+    other structure by a tuple holding its PyTreeDef, so the two never meet."""
+    n = len(leaves)
+    if not has_kwargs and not statics and in_tree == _flat_tuple_treedef(n):
+        structure: Any = n
+    else:
+        structure = (in_tree, has_kwargs, statics)
+    return (structure, _trace_options(), mesh_context_key(), *map(_leaf_signature, leaves))
+
+
 #: per x64 setting, each supported dtype -> its canonical dtype (what an argument becomes)
 _CANONICAL = {True: {np.dtype(d): np.dtype(d) for d in dtypes.supported_dtypes},
               False: {np.dtype(d): np.dtype(dtypes._to_32bit.get(np.dtype(d), d))
@@ -325,7 +340,7 @@ def _hashable_static(value: Any) -> _Static:
 class _Entry:
     """One cached trace: the jaxpr, its compiled form, and how to rebuild the output pytree."""
 
-    __slots__ = ("jaxpr", "run", "out_avals", "out_tree", "placements")
+    __slots__ = ("jaxpr", "run", "call", "call_numpy", "out_avals", "out_tree", "placements")
 
     def __init__(self, jaxpr: ClosedJaxpr, out_tree: Any):
         self.jaxpr, self.out_tree = jaxpr, out_tree
@@ -334,11 +349,29 @@ class _Entry:
         # own jitted helpers) is inlined there and never runs, so compiling it (tier 1
         # kernels) would be wasted work in the outer function's first call
         self.run = self._compile_and_run
+        self.call = self._compile_and_call
+        self.call_numpy = self._make_call_numpy  # (made when first called with NumPy arrays)
         self.placements: dict = {}  # the arguments' shardings -> the results' (or None)
 
+    def _compile(self) -> None:
+        self.run = run = run_unflushed(compile_jaxpr, self.jaxpr)  # (as XLA compiles)
+        self.call = make_caller(run.positional, len(self.jaxpr.jaxpr.invars), self.out_avals,
+                                self.out_tree)
+
     def _compile_and_run(self, buffers: list) -> list:
-        self.run = run_unflushed(compile_jaxpr, self.jaxpr)  # (as XLA compiles: subnormals)
+        self._compile()
         return self.run(buffers)
+
+    def _compile_and_call(self, *buffers: np.ndarray) -> Any:
+        self._compile()
+        return self.call(*buffers)
+
+    def _make_call_numpy(self, args: tuple, *buffers: np.ndarray) -> Any:
+        if self.call == self._compile_and_call:
+            self._compile()
+        self.call_numpy = make_caller(self.run.positional, len(buffers), self.out_avals,
+                                      self.out_tree, numpy_args=True)
+        return self.call_numpy(args, *buffers)
 
     def place(self, leaves: list, results: list) -> list:
         """`results` laid out as sharding propagation decides from the arguments' layouts."""
@@ -436,6 +469,16 @@ class PjitFunction:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not kwargs and not self._has_static and trace_state.trace is None:
+            if (len(args) == 1 and type(args[0]) is ArrayImpl and not config_local.values
+                    and not sharding_lib.named_in_use and not _GLOBAL_OPTIONS["disable_jit"]
+                    and not _GLOBAL_OPTIONS["no_execution"]):
+                # the commonest call, `_call_arrays` of one Array under the process-wide
+                # options with no Array laid out on a mesh, spelt out here (a frame less)
+                buf = args[0]._buf
+                entry = self._cache.get((1, config.global_trace_number, mesh_context_key(),
+                                         (buf.shape, buf.dtype, args[0]._weak)))
+                if entry is not None and len(self._cache) <= _REFRESH_AT:
+                    return entry.call(buf)
             out = self._call_arrays(args)
             if out is not _MISS:
                 return out
@@ -448,8 +491,7 @@ class PjitFunction:
         # Without keyword arguments only the positional tuple is flattened (the fast path);
         # the flag in the key keeps the two layouts apart.
         leaves, in_tree = tree_flatten((args_, kwargs_) if kwargs_ else args_)
-        key = (in_tree, bool(kwargs_), statics, _trace_options(), mesh_context_key(),
-               *[_leaf_signature(x) for x in leaves])
+        key = _cache_key(in_tree, bool(kwargs_), statics, leaves)
         entry = self._cache.get(key)
         if entry is not None:
             if len(self._cache) > _REFRESH_AT:  # near the bound: least recently used goes
@@ -485,36 +527,54 @@ class PjitFunction:
 
     def _call_arrays(self, args: tuple) -> Any:
         """The common call, made short: positional Arrays and NumPy arrays of canonical
-        dtypes, outside any trace, a trace already cached, nothing laid out on a mesh.  The
-        cache key is the general path's; anything else answers _MISS (the general path)."""
-        sigs, buffers, numpy_args = [], [], False
-        canonical = _CANONICAL[config.x64]
+        dtypes, outside any trace, a trace already cached, nothing laid out on a mesh, jit
+        neither disabled nor forbidden to execute.  The cache key is the general path's;
+        anything else answers _MISS (the general path)."""
+        if config_local.values:  # this thread overrides options
+            if config.disable_jit or config.no_execution:
+                return _MISS
+            options, canonical = config.trace_key(), _CANONICAL[config.x64]
+        else:  # the process-wide options: read from their store, the trace options by number
+            if _GLOBAL_OPTIONS["disable_jit"] or _GLOBAL_OPTIONS["no_execution"]:
+                return _MISS
+            options, canonical = config.global_trace_number, _CANONICAL[_GLOBAL_OPTIONS["x64"]]
+        sharded = sharding_lib.named_in_use  # (else no Array has a NamedSharding to look for)
+        sigs, buffers = [], []
+        for x in args:
+            if type(x) is not ArrayImpl or (
+                    sharded and type(getattr(x, "_sharding", None)) is NamedSharding):
+                return self._call_numpy(args, options, canonical)
+            buf = x._buf
+            sigs.append((buf.shape, buf.dtype, x._weak))
+            buffers.append(buf)
+        entry = self._cache.get((len(args), options, mesh_context_key(), *sigs))
+        if entry is None or len(self._cache) > _REFRESH_AT:  # (the general path renews
+            return _MISS                                      # recency)
+        return entry.call(*buffers)
+
+    def _call_numpy(self, args: tuple, options: Any, canonical: dict) -> Any:
+        """`_call_arrays` when some argument is a NumPy array (of a canonical dtype; the rest
+        Arrays not laid out on a mesh): outputs that are views of a caller's array are
+        copied."""
+        sigs, buffers = [], []
+        sharded = sharding_lib.named_in_use
         for x in args:
             t = type(x)
             if t is ArrayImpl:
-                if type(getattr(x, "_sharding", None)) is NamedSharding:
+                if sharded and type(getattr(x, "_sharding", None)) is NamedSharding:
                     return _MISS
                 buf = x._buf
                 sigs.append((buf.shape, buf.dtype, x._weak))
             elif t is np.ndarray and canonical.get(x.dtype) is x.dtype:
                 buf = x
-                numpy_args = True
                 sigs.append((buf.shape, buf.dtype, False))
             else:
                 return _MISS
             buffers.append(buf)
-        entry = self._cache.get((_flat_tuple_treedef(len(args)), False, (), _trace_options(),
-                                 mesh_context_key(), *sigs))
-        if entry is None or config.disable_jit or config.no_execution \
-                or len(self._cache) > _REFRESH_AT:  # (the general path renews recency)
+        entry = self._cache.get((len(args), options, mesh_context_key(), *sigs))
+        if entry is None or len(self._cache) > _REFRESH_AT:
             return _MISS
-        outs = _run(entry, buffers)
-        if numpy_args:  # outputs that are views of a caller's NumPy argument are copied
-            for b in outs:
-                if type(b) is np.ndarray and (b.base is not None or any(b is x for x in args)):
-                    outs = detach(outs, args, True)
-                    break
-        return tree_unflatten(entry.out_tree, [wrap(b, a) for b, a in zip(outs, entry.out_avals)])
+        return entry.call_numpy(args, *buffers)
 
     def _bind(self, entry: _Entry, operands: list) -> list:
         """Under a trace: one jit equation, or with `inline=True` the body's equations in
@@ -550,8 +610,7 @@ class PjitFunction:
         from pyjax._src import stages
         args_, kwargs_, statics = self._split(args, kwargs)
         leaves, in_tree = tree_flatten((args_, kwargs_) if kwargs_ else args_)
-        key = (in_tree, bool(kwargs_), statics, _trace_options(), mesh_context_key(),
-               *[_leaf_signature(x) for x in leaves])
+        key = _cache_key(in_tree, bool(kwargs_), statics, leaves)
         entry = self._cache.get(key)
         if entry is None:
             entry, lifted = self._trace(args, kwargs, leaves, in_tree, bool(kwargs_), statics)
