@@ -266,6 +266,8 @@ def _time(fn: Callable, args: tuple, block: Callable, settle: Callable, w: Workl
     check = fingerprint(result)
     del result
     settle()  # background compiles finished: the steady state
+    if w.calls > 1:  # a per-call overhead row: threads an earlier row left spinning (BLAS's
+        time.sleep(0.5)  # idle workers) would take the shared cores from the first samples
     block(fn(*args))
     times = []
     for _ in range(w.repeat):
