@@ -362,6 +362,10 @@ def cases(jax, jnp, lax, np):
     add("type_reshard_vmap", jaxpr(jax.vmap(lambda a: reshard(a, NamedSharding(
         emesh, P("y")))), ex0))
     add("type_reshard_none", lambda: reshard(x, None))
+    add("type_reshard_grad", in_mesh(emesh, lambda: _sharding_and_value(jax.jit(jax.grad(
+        lambda a: (reshard(a, P("x", None)) * (a + 1.0)).sum()))(ex))))
+    add("type_reshard_jvp", in_mesh(emesh, lambda: [_sharding_and_value(v) for v in jax.jit(
+        lambda a: jax.jvp(lambda b: reshard(b, P(None, "y")) * 2, (a,), (a,)))(ex)]))
     add("type_reshard_eager", in_mesh(emesh, lambda: (_sharding_and_value(reshard(
         ex, P(None, "x"))), str(jax.typeof(reshard(ex, P(None, "x")))))))
     scaled = lambda a: a * 2 + a.sum()  # noqa: E731
