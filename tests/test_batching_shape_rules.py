@@ -252,7 +252,7 @@ def test_checkpoint_under_vmap() -> None:
     out = jax.vmap(f, in_axes=1, out_axes=1)(M)
     np.testing.assert_allclose(out, np.sin(M[::-1]) * M, rtol=1e-6)
     jaxpr = jax.make_jaxpr(jax.vmap(f, in_axes=1))(M).jaxpr
-    assert jaxpr.eqns[-1].primitive.name == "checkpoint"
+    assert jaxpr.eqns[-1].primitive.name == "remat2"
     g = jax.vmap(jax.grad(lambda x: f(x).sum()))(M)
     want = np.stack([np.asarray(jax.grad(lambda x: f(x).sum())(r)) for r in M])
     np.testing.assert_allclose(g, want, rtol=1e-6)

@@ -26,7 +26,7 @@ def test_gradients_match_the_plain_function(policy):
 def test_backward_pass_recomputes_instead_of_saving():
     text = str(jax.make_jaxpr(jax.grad(jax.checkpoint(f)))(X))
     forward, backward = text.split("prevent_cse=True\n    ] a\n")
-    assert "checkpoint[" in forward and "sin" in backward  # sin is recomputed after it
+    assert "remat2[" in forward and "sin" in backward  # sin is recomputed after it
 
 
 def test_dots_saveable_keeps_the_dot_and_recomputes_the_rest():

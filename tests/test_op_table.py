@@ -40,7 +40,7 @@ NOT_DIRECTLY_CALLABLE: dict[str, tuple[str, bool]] = {
     "custom_vjp_call": ("higher-order: carries a function and its custom VJP", False),
     "custom_lin": ("the tangent of a custom_vjp call: only exists inside linearized jaxprs; "
                    "tests/test_custom_derivatives.py", True),
-    "checkpoint": ("higher-order: carries a body jaxpr to rematerialize; "
+    "remat2": ("higher-order (jax.checkpoint): carries a body jaxpr to rematerialize; "
                    "tests/test_checkpoint.py", True),
     **{name: ("collective: needs a named vmap/pmap axis; tests/test_pmap.py compares it with "
               "JAX on 4 devices", linear)

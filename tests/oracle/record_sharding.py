@@ -353,6 +353,14 @@ def cases(jax, jnp, lax, np):
     add("type_shard_map_jaxpr", in_mesh(emesh, jaxpr(jax.shard_map(
         lambda a, b: a * b, in_specs=(P("x"), P()), out_specs=P("x")), ex0, x)))
     add("type_grad", jaxpr(jax.grad(lambda a: (a * a).sum()), ex))
+    for name, fn in (("fori", lambda a: lax.fori_loop(0, 3, lambda i, c: c * 2, a)),
+                     ("cond", lambda a: lax.cond(a.sum() > 0, lambda b: b * 2,
+                                                 lambda b: b + 1, a)),
+                     ("while", lambda a: lax.while_loop(lambda c: c.sum() < 1e4,
+                                                        lambda c: c * 2, a)),
+                     ("remat", jax.checkpoint(lambda a: jnp.sin(a) * 2))):
+        add(f"type_{name}_jaxpr", jaxpr(fn, ex))
+        add(f"type_{name}_value", lambda fn=fn: _sharding_and_value(jax.jit(fn)(ex)))
     # reshard and the axis-type switches
     reshard, auto_axes, explicit_axes = (jax.sharding.reshard, jax.sharding.auto_axes,
                                          jax.sharding.explicit_axes)

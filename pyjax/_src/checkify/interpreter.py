@@ -448,7 +448,7 @@ def _register() -> None:
     for name in ("scatter", "scatter-add", "scatter-mul", "scatter-min", "scatter-max"):
         error_checks[registry[name]] = functools.partial(scatter_error_check, registry[name])
     error_checks[check_p] = check_discharge_rule
-    for name in ("jit", "checkpoint"):
+    for name in ("jit", "remat2"):
         error_checks[registry[name]] = functools.partial(call_error_check, registry[name])
     error_checks[registry["cond"]] = cond_error_check
     error_checks[registry["scan"]] = scan_error_check

@@ -262,6 +262,28 @@ def _constraint(eqn: Any, ins: list, sizes: dict) -> list:
     return [_Given(getattr(sharding, "spec", sharding), len(eqn.outvars[0].aval.shape))]
 
 
+def _typed(aval: Any) -> Spec | None:
+    """The spec a value's type carries (its split over Explicit mesh axes), if any."""
+    typed = getattr(aval, "explicit_sharding", None)
+    return None if typed is None else tuple(typed.spec.partitions)
+
+
+def _cond(eqn: Any, ins: list, sizes: dict) -> list:
+    """The branches' results as their traced types say (every branch gives the same)."""
+    return [_typed(a) for a in eqn.params["branches"][0].out_avals]
+
+
+def _while(eqn: Any, ins: list, sizes: dict) -> list:
+    return [_typed(a) for a in eqn.params["body_jaxpr"].out_avals]
+
+
+def _scan(eqn: Any, ins: list, sizes: dict) -> list:
+    """Carries as the body types them; stacked outputs gain an unsplit leading axis."""
+    n = eqn.params["num_carry"]
+    outs = [_typed(a) for a in eqn.params["jaxpr"].out_avals]
+    return outs[:n] + [None if s is None else (None, *s) for s in outs[n:]]
+
+
 def _reshard(eqn: Any, ins: list, sizes: dict) -> list:
     return [_Given(eqn.params["dst_sharding"].spec, len(eqn.outvars[0].aval.shape))]
 
@@ -295,7 +317,8 @@ _RULES: dict[str, Callable] = {
     "broadcast_in_dim": _broadcast_in_dim, "transpose": _transpose, "squeeze": _squeeze,
     "reshape": _reshape, "concatenate": _merge, "dot_general": _dot_general,
     "shard_map": _shard_map, "sharding_constraint": _constraint, "reshard": _reshard,
-    **dict.fromkeys(("jit", "checkpoint", "custom_jvp_call", "custom_vjp_call"), _nested),
+    "cond": _cond, "while": _while, "scan": _scan,
+    **dict.fromkeys(("jit", "remat2", "custom_jvp_call", "custom_vjp_call"), _nested),
 }
 #: rules that give a layout even when no operand has one
 _SOURCES = {_shard_map, _constraint, _reshard}

@@ -16,7 +16,7 @@ from pyjax._src.transforms import ad
 from pyjax._src.transforms.staging import abstractify, trace_to_jaxpr
 from pyjax._src.tree_util import tree_flatten, tree_unflatten
 
-checkpoint_p = Primitive("checkpoint", multiple_results=True)
+checkpoint_p = Primitive("remat2", multiple_results=True)  # JAX 0.10.2 names it so
 
 
 def _impl(*args: Any, jaxpr: ClosedJaxpr, **_: Any) -> list:
