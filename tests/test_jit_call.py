@@ -97,6 +97,7 @@ def test_specialised_impls_take_numpy_scalars_from_a_loop(monkeypatch):
     for e, g in zip(_results(loop, args, False, monkeypatch),
                     _results(loop, args, True, monkeypatch)):
         np.testing.assert_array_equal(np.asarray(g), np.asarray(e))
+    monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1 << 15)  # (PYJAX_TIER1=force: no inline line)
     run = pyjax.jit(lambda c, d: c * 1.5 + d).lower(*args).compile()
     assert "ndarray" in run.as_text()  # rank-0 inputs read by a specialised impl are checked
 

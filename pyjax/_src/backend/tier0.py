@@ -155,6 +155,9 @@ def generate(closed: ClosedJaxpr, steps: list[fusion.Step] | None = None) -> Pro
                 ops = " ".join(e.primitive.name for e in step.eqns)
                 lines.append(f"    {', '.join(outs)}{',' if len(outs) == 1 else ''} = {call}"
                              f"  # {ops}")
+                read = [(o, v) for o, v in zip(outs, step.outputs) if v in arrays]
+                if read:  # (a rank-0 result may be a NumPy scalar)
+                    lines += _checks([o for o, _ in read], [v for _, v in read], src)
         else:
             members = [(step.index, step.eqn)] if type(step) is fusion.Call else step.members
             for i, eqn in members:
