@@ -550,12 +550,23 @@ def _pairwise_ir(dt: np.dtype) -> str:
 COLUMN_BLOCK = 2048
 
 
+def unrolled(isa: Isa) -> Isa:
+    """`isa` with two of its vectors a step where they are narrower than 16 lanes: each
+    value's two halves are independent chains the processor overlaps (on AVX2, the lanes of
+    one vector leave it waiting on latencies: per element, sin(10 e^x) cos(x^2 + 1) took
+    11.4 ns on one core instead of 9.8, log1p(e^x) 6.3 instead of 4.6, selu 1.95 instead of
+    1.83).  Only elementwise kernels: a reduction's order of additions follows the lanes."""
+    return dataclasses.replace(isa, lanes=2 * isa.lanes) if isa.lanes < 16 else isa
+
+
 def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
     """The LLVM module text of `cluster`'s kernel and how to call it."""
     _check_types(cluster)
     k, leading = _split(cluster)
     shape = cluster.shape
     red = cluster.reduction
+    if red is None:
+        isa = unrolled(isa)
     w = isa.lanes
     decls: set = set()
     # each value a step loads: a cluster input (FULL/ROW/COL/SCALAR by how it broadcasts) or a

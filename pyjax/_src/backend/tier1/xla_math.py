@@ -579,9 +579,10 @@ class _Builder:
 
 def kernel_ir(name: str) -> str:
     """LLVM IR of `kernel(in, out, n)`: out[i] = name(in[i]) for n float32 values, a vector of
-    the host's lanes at a time, then one at a time (the same operations: the same bits)."""
-    from pyjax._src.backend.tier1 import engine
-    lanes = engine.isa().lanes
+    codegen.unrolled's lanes at a time, then one at a time (the same operations: the same
+    bits)."""
+    from pyjax._src.backend.tier1 import codegen, engine
+    lanes = codegen.unrolled(engine.isa()).lanes
     vt = f"<{lanes} x float>"
     vector, scalar = _Builder(lanes, "%v"), _Builder(1, "%s")
     wide = getattr(vector, name)("%xv")
