@@ -68,9 +68,14 @@ class Step:
                      "    finally:", "        errstate.reset(token)"]
         else:
             lines = [f"    {target} = {_spelt_out(self.name, self.special, args, namespace)}"]
-        return lines + [
-            f"    if {name}.__class__ is not ndarray or {name}.dtype != D_{name}: "
-            f"{name} = asarray({name}, D_{name})" for name in self.checked]
+        return lines + checks(self.checked)
+
+
+def checks(names: list[str]) -> list[str]:
+    """Lines making each of `names` an ndarray of the dtype `D_<name>` of the namespace (a
+    NumPy call may have given a NumPy scalar or another dtype)."""
+    return [f"    if {name}.__class__ is not ndarray or {name}.dtype != D_{name}: "
+            f"{name} = asarray({name}, D_{name})" for name in names]
 
 
 def _spelt_out(name: str, impl: Any, args: str, namespace: dict) -> str:

@@ -194,10 +194,9 @@ def _specials(steps: list[fusion.Step]) -> dict:
 def _checks(refs: list[str], values: list, src: _Source) -> list[str]:
     """Lines making each of `refs` an ndarray of its value's dtype (a specialised impl reads
     it; the step before may give a NumPy scalar or another dtype)."""
-    steps = specialized.Step("", None, [], [], False, refs)
     for r, v in zip(refs, values):
         src.namespace[f"D_{r}"] = np.dtype(v.aval.dtype)
-    return steps.source(src.namespace)[1:]
+    return specialized.checks(refs)
 
 
 def _eqn_lines(i: int, eqn: Any, names: dict, ref: Callable, src: _Source, special: Any,
@@ -211,24 +210,20 @@ def _eqn_lines(i: int, eqn: Any, names: dict, ref: Callable, src: _Source, speci
     if special:
         if getattr(special, "exact", False):
             checked = []
-        step = specialized.Step(src.bind(special), special, call_args, outs,
-                                eqn.primitive.multiple_results, [o for o, _ in checked])
-        for o, v in checked:
-            src.namespace[f"D_{o}"] = np.dtype(v.aval.dtype)
-        lines = step.source(src.namespace)
-        lines[0] += f"  # {eqn.primitive.name}"
-        return lines
-    impl = src.bind(eqn.primitive.impl)
-    if eqn.params:
-        call_args.append("**" + src.bind(eqn.params))
-    call = f"{impl}({', '.join(call_args)})"
-    if eqn.primitive.multiple_results:
-        line = (f"    {', '.join(outs)}{',' if len(outs) == 1 else ''} = {call}"
-                if outs else f"    {call}")
+        lines = specialized.Step(src.bind(special), special, call_args, outs,
+                                 eqn.primitive.multiple_results, []).source(src.namespace)
     else:
-        line = f"    {outs[0]} = {call}"
-    return [f"{line}  # {eqn.primitive.name}"] + (
-        _checks([o for o, _ in checked], [v for _, v in checked], src) if checked else [])
+        impl = src.bind(eqn.primitive.impl)
+        if eqn.params:
+            call_args.append("**" + src.bind(eqn.params))
+        call = f"{impl}({', '.join(call_args)})"
+        if eqn.primitive.multiple_results:
+            lines = [f"    {', '.join(outs)}{',' if len(outs) == 1 else ''} = {call}"
+                     if outs else f"    {call}"]
+        else:
+            lines = [f"    {outs[0]} = {call}"]
+    lines[0] += f"  # {eqn.primitive.name}"
+    return lines + _checks([o for o, _ in checked], [v for _, v in checked], src)
 
 
 def _cluster_source(fname: str, cluster: fusion.Cluster, src: _Source) -> str:
