@@ -56,6 +56,9 @@ NOT_DIRECTLY_CALLABLE: dict[str, tuple[str, bool]] = {
                             ("ragged_all_to_all", False))},
     "sharding_constraint": ("takes a Sharding param; tests/test_collectives_extra.py compares "
                             "its values and jaxprs with JAX", True),
+    "device_put": ("jax.device_put under a transformation: takes Devices and Shardings as "
+                   "params; tests/test_sharding.py compares its jaxprs, values and layouts "
+                   "with JAX", True),
     "reshard": ("takes a NamedSharding over a mesh with Explicit axes; tests/test_sharding.py "
                 "compares its jaxprs (with vmap's), values and errors with JAX", True),
     **{name: ("tokens are not arrays; tests/test_lax_misc.py checks them against JAX", False)

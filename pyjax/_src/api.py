@@ -17,7 +17,8 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = Fa
                may_alias: Any = None) -> Any:
     """Put every leaf of `x` on the (host) devices as an Array, copying NumPy inputs; `device`
     (a Device, Sharding or PartitionSpec, or a pytree prefix of `x` of them) lays it out."""
-    from pyjax._src.parallel.placement import put_leaf
+    from pyjax._src.core.trace import trace_state
+    from pyjax._src.parallel.placement import put_leaf, stage_device_put
     from pyjax._src.transforms.batching import _broadcast_prefix
     from pyjax._src.tree_util import tree_flatten, tree_unflatten
     leaves, tree = tree_flatten(x)
@@ -25,6 +26,8 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = Fa
         targets = [device] * len(leaves)
     else:
         targets = _broadcast_prefix(device, tree_unflatten(tree, leaves), "device")
+    if trace_state.trace is not None and leaves:  # traced: a device_put equation, as in JAX
+        return tree_unflatten(tree, stage_device_put(leaves, targets, donate, may_alias))
     return tree_unflatten(tree, [put_leaf(leaf, t) for leaf, t in zip(leaves, targets)])
 
 

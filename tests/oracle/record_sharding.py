@@ -361,6 +361,29 @@ def cases(jax, jnp, lax, np):
                      ("remat", jax.checkpoint(lambda a: jnp.sin(a) * 2))):
         add(f"type_{name}_jaxpr", jaxpr(fn, ex))
         add(f"type_{name}_value", lambda fn=fn: _sharding_and_value(jax.jit(fn)(ex)))
+    # device_put under jit: a device_put equation
+    amesh1 = jax.make_mesh((n,), ("x",), axis_types=(AxisType.Auto,))
+    emesh1 = jax.make_mesh((n,), ("x",))
+    v8 = jnp.arange(8.0)
+    for name, fn, args in (
+            ("plain", lambda v: jax.device_put(v) * 2, (v8,)),
+            ("two", lambda v, w: jax.device_put((v, w)), (v8, 2 * v8)),
+            ("named", lambda v: jax.device_put(v, NamedSharding(emesh1, P("x"))) * 2, (v8,)),
+            ("named_auto", lambda v: jax.device_put(v, NamedSharding(amesh1, P("x"))) * 2,
+             (v8,)),
+            ("device", lambda v: jax.device_put(v, devs[-1]), (v8,)),
+            ("vmap", jax.vmap(lambda v: jax.device_put(v) * 2), (v8.reshape(2, 4),)),
+            ("donate", lambda v: jax.device_put(v, donate=True), (v8,)),
+            ("no_alias", lambda v: jax.device_put(v, may_alias=False), (v8,))):
+        add(f"device_put_jit_{name}", jaxpr(fn, *args))
+        add(f"device_put_jit_{name}_value", lambda fn=fn, args=args: jax.tree.map(
+            _sharding_and_value, jax.jit(fn)(*args)))
+    add("device_put_jit_grad_value", lambda: _sharding_and_value(jax.jit(jax.grad(
+        lambda v: (jax.device_put(v, NamedSharding(emesh1, P("x"))) ** 2).sum()))(v8)))
+    add("device_put_jit_pspec", in_mesh(emesh1, jaxpr(lambda v: jax.device_put(v, P("x")) * 2,
+                                                      v8)))
+    add("device_put_jit_pspec_value", in_mesh(emesh1, lambda: _sharding_and_value(jax.jit(
+        lambda v: jax.device_put(v, P("x")) * 2)(v8))))
     # reshard and the axis-type switches
     reshard, auto_axes, explicit_axes = (jax.sharding.reshard, jax.sharding.auto_axes,
                                          jax.sharding.explicit_axes)

@@ -51,6 +51,8 @@ def _source_mesh(prim: Any, params: dict) -> Any:
         return params["mesh"]
     if prim.name == "reshard":
         return params["dst_sharding"].mesh
+    if prim.name == "device_put":
+        return next((d.mesh for d in params["devices"] if isinstance(d, NamedSharding)), None)
     return getattr(propagation.given_sharding(params), "mesh", None)
 
 

@@ -5,6 +5,7 @@ and records its sharding; its shards are views of that buffer.
 """
 from __future__ import annotations
 
+import enum
 import functools
 import inspect
 import sys
@@ -13,6 +14,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from pyjax._src.core.array import ArrayImpl
+from pyjax._src.core.primitive import Primitive
 from pyjax._src.parallel.devices import process_count
 from pyjax._src.parallel import mesh as mesh_lib
 from pyjax._src.parallel.mesh import AxisType, Mesh
@@ -79,6 +81,75 @@ def put_leaf(leaf: Any, target: Any) -> Any:
                              f"annotation {sharding}: {err}") from None
     sharding.shard_shape(out.shape)  # IndivisibleError as in JAX
     return placed(out, sharding)
+
+
+# -- device_put under a transformation: a device_put equation ---------------------------------
+
+class ArrayCopySemantics(enum.Enum):
+    """Whether a device_put may hand back its operand's buffer (JAX's enum of the name)."""
+
+    ALWAYS_COPY = 0
+    REUSE_INPUT = 1
+    DONATE_INPUT = 2
+
+    def __repr__(self) -> str:
+        return f"ArrayCopySemantics.{self.name}"
+
+
+def copy_semantics(donate: bool, may_alias: bool | None) -> ArrayCopySemantics:
+    """JAX's reading of device_put's `donate` and `may_alias` flags."""
+    if may_alias and donate:
+        raise ValueError("may_alias and donate cannot be True at the same time.")
+    if may_alias is None:
+        may_alias = not donate
+    if may_alias:
+        return ArrayCopySemantics.REUSE_INPUT
+    return ArrayCopySemantics.DONATE_INPUT if donate else ArrayCopySemantics.ALWAYS_COPY
+
+
+def stage_device_put(leaves: list, targets: list, donate: bool, may_alias: bool | None
+                     ) -> list:
+    """device_put of traced (or, under a trace, any) leaves: one `device_put` equation whose
+    results take each target's layout; on the host devices the values are the operands."""
+    devices = tuple(_to_sharding(t, "device_put") if isinstance(t, PartitionSpec) else t
+                    for t in targets)
+    srcs = tuple(getattr(getattr(x, "aval", None), "explicit_sharding", None) for x in leaves)
+    return device_put_p.bind(*leaves, devices=devices, srcs=srcs,
+                             copy_semantics=(copy_semantics(donate, may_alias),) * len(leaves))
+
+
+def _device_put_transpose(cts: list, *args: Any, devices: tuple, srcs: tuple,
+                          copy_semantics: tuple) -> list:
+    """Each cotangent goes back where its operand came from (a copy, as JAX transposes)."""
+    from pyjax._src.transforms import ad
+    picked = [i for i, (c, a) in enumerate(zip(cts, args))
+              if ad.is_undefined(a) and type(c) is not ad.Zero]
+    out: list = [ad.Zero(a.aval) if ad.is_undefined(a) else None for a in args]
+    if any(copy_semantics[i] == ArrayCopySemantics.DONATE_INPUT for i in picked):
+        raise ValueError("donate=True is not allowed during tranposition of device_put. "
+                         "Please file an issue if you want this to be supported.")
+    if picked:
+        back = device_put_p.bind(*[cts[i] for i in picked],
+                                 devices=tuple(srcs[i] for i in picked),
+                                 srcs=tuple(devices[i] for i in picked),
+                                 copy_semantics=(ArrayCopySemantics.ALWAYS_COPY,) * len(picked))
+        for i, y in zip(picked, back):
+            out[i] = y
+    return out
+
+
+def _device_put_jvp(primals: Any, tangents: Any, **params: Any) -> tuple:
+    from pyjax._src.transforms import ad
+    out = device_put_p.bind(*primals, **params)
+    return out, device_put_p.bind(*[ad.instantiate(t) for t in tangents], **params)
+
+
+device_put_p = Primitive("device_put", multiple_results=True)
+device_put_p.impl = lambda *xs, **params: list(xs)
+device_put_p.abstract_eval = lambda *avals, **params: [a.update() for a in avals]
+device_put_p.jvp = _device_put_jvp
+device_put_p.transpose = _device_put_transpose
+device_put_p.batch = lambda vals, dims, **params: (device_put_p.bind(*vals, **params), dims)
 
 
 # -- building arrays from per-device pieces ---------------------------------------------------

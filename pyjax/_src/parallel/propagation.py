@@ -37,13 +37,16 @@ class _Given(tuple):
 
 def output_shardings(closed: ClosedJaxpr, in_shardings: list) -> list | None:
     """The NamedSharding of each output of `closed` given its inputs' shardings (None for an
-    input with no mesh layout), or None when no input is laid out over a mesh (or inputs use
-    different meshes): the results then stay on the default device."""
+    input with no mesh layout), or None when neither an input nor the program itself (a
+    device_put or reshard to a mesh, a constraint, a shard_map) lays values out over a mesh
+    (or inputs use different meshes): the results then stay on the default device."""
+    jaxpr = closed.jaxpr
     meshes = {s.mesh for s in in_shardings if isinstance(s, NamedSharding)}
+    if not meshes:
+        meshes = {m for m in [program_mesh(jaxpr)] if m is not None}
     if len(meshes) != 1:
         return None
     (mesh,) = meshes
-    jaxpr = closed.jaxpr
     specs = [spec_entries(s, len(v.aval.shape)) if isinstance(s, NamedSharding) else None
              for s, v in zip(in_shardings, jaxpr.invars)]
     outs = propagate(jaxpr, specs, dict(zip(mesh.axis_names, mesh.axis_sizes)))
@@ -51,6 +54,22 @@ def output_shardings(closed: ClosedJaxpr, in_shardings: list) -> list | None:
     return [NamedSharding(mesh, spec.spec if type(spec) is _Given and not explicit
                           else _partition_spec(spec, len(v.aval.shape), explicit))
             for spec, v in zip(outs, jaxpr.outvars)]
+
+
+def program_mesh(jaxpr: Jaxpr) -> Any:
+    """The (concrete) mesh the first of `jaxpr`'s equations that lays its result out over one
+    names, or None."""
+    from pyjax._src.parallel.mesh import Mesh
+    for eqn in jaxpr.eqns:
+        if _RULES.get(eqn.primitive.name) not in _SOURCES:
+            continue
+        params = eqn.params
+        for candidate in (params.get("mesh"), params.get("concrete_mesh"),
+                          getattr(params.get("sharding"), "mesh", None),
+                          *[getattr(d, "mesh", None) for d in params.get("devices", ())]):
+            if isinstance(candidate, Mesh):
+                return candidate
+    return None
 
 
 def propagate(jaxpr: Jaxpr, in_specs: list, sizes: dict) -> list:
@@ -284,6 +303,16 @@ def _scan(eqn: Any, ins: list, sizes: dict) -> list:
     return outs[:n] + [None if s is None else (None, *s) for s in outs[n:]]
 
 
+def _device_put(eqn: Any, ins: list, sizes: dict) -> list:
+    """A NamedSharding over Explicit axes lays its result out (its type says so); otherwise a
+    device_put under jit keeps its operand's layout (XLA's CPU code ignores it)."""
+    outs = []
+    for spec, target, v in zip(ins, eqn.params["devices"], eqn.outvars):
+        explicit = isinstance(target, NamedSharding) and target.mesh.explicit_axes
+        outs.append(_Given(target.spec, len(v.aval.shape)) if explicit else spec)
+    return outs
+
+
 def _reshard(eqn: Any, ins: list, sizes: dict) -> list:
     return [_Given(eqn.params["dst_sharding"].spec, len(eqn.outvars[0].aval.shape))]
 
@@ -317,8 +346,8 @@ _RULES: dict[str, Callable] = {
     "broadcast_in_dim": _broadcast_in_dim, "transpose": _transpose, "squeeze": _squeeze,
     "reshape": _reshape, "concatenate": _merge, "dot_general": _dot_general,
     "shard_map": _shard_map, "sharding_constraint": _constraint, "reshard": _reshard,
-    "cond": _cond, "while": _while, "scan": _scan,
+    "cond": _cond, "while": _while, "scan": _scan, "device_put": _device_put,
     **dict.fromkeys(("jit", "remat2", "custom_jvp_call", "custom_vjp_call"), _nested),
 }
 #: rules that give a layout even when no operand has one
-_SOURCES = {_shard_map, _constraint, _reshard}
+_SOURCES = {_shard_map, _constraint, _reshard, _device_put}

@@ -32,7 +32,7 @@ from pyjax._src.core.jaxpr import (
 from pyjax._src.core.primitive import Primitive
 from pyjax._src.core.trace import Tracer, trace_state, use_trace
 from pyjax._src.parallel.mesh import context_key as mesh_context_key
-from pyjax._src.parallel.propagation import output_shardings
+from pyjax._src.parallel.propagation import output_shardings, program_mesh
 from pyjax._src.parallel import sharding as sharding_lib
 from pyjax._src.parallel.sharding import NamedSharding, placed
 from pyjax._src.transforms import ad, batching, staging
@@ -340,7 +340,8 @@ def _hashable_static(value: Any) -> _Static:
 class _Entry:
     """One cached trace: the jaxpr, its compiled form, and how to rebuild the output pytree."""
 
-    __slots__ = ("jaxpr", "run", "call", "call_numpy", "out_avals", "out_tree", "placements")
+    __slots__ = ("jaxpr", "run", "call", "call_numpy", "out_avals", "out_tree", "placements",
+                 "lays_out")
 
     def __init__(self, jaxpr: ClosedJaxpr, out_tree: Any):
         self.jaxpr, self.out_tree = jaxpr, out_tree
@@ -352,6 +353,8 @@ class _Entry:
         self.call = self._compile_and_call
         self.call_numpy = self._make_call_numpy  # (made when first called with NumPy arrays)
         self.placements: dict = {}  # the arguments' shardings -> the results' (or None)
+        # the program lays its values out over a mesh itself (device_put to a mesh, ...)
+        self.lays_out = program_mesh(jaxpr.jaxpr) is not None
 
     def _compile(self) -> None:
         self.run = run = run_unflushed(compile_jaxpr, self.jaxpr)  # (as XLA compiles)
@@ -520,7 +523,7 @@ class PjitFunction:
                     break
                 placed = placed or type(getattr(x, "_sharding", None)) is NamedSharding
             results = [wrap(b, a) for b, a in zip(outs, entry.out_avals)]
-            if placed:  # arguments laid out over a mesh: so are the results (propagation.py)
+            if placed or entry.lays_out:  # over a mesh: so are the results (propagation.py)
                 results = entry.place(leaves, results)
             return tree_unflatten(entry.out_tree, results)
         return tree_unflatten(entry.out_tree, self._bind(entry, leaves))
@@ -548,8 +551,8 @@ class PjitFunction:
             sigs.append((buf.shape, buf.dtype, x._weak))
             buffers.append(buf)
         entry = self._cache.get((len(args), options, mesh_context_key(), *sigs))
-        if entry is None or len(self._cache) > _REFRESH_AT:  # (the general path renews
-            return _MISS                                      # recency)
+        if entry is None or len(self._cache) > _REFRESH_AT or entry.lays_out:
+            return _MISS  # (the general path renews recency and lays results out)
         return entry.call(*buffers)
 
     def _call_numpy(self, args: tuple, options: Any, canonical: dict) -> Any:
@@ -572,7 +575,7 @@ class PjitFunction:
                 return _MISS
             buffers.append(buf)
         entry = self._cache.get((len(args), options, mesh_context_key(), *sigs))
-        if entry is None or len(self._cache) > _REFRESH_AT:
+        if entry is None or len(self._cache) > _REFRESH_AT or entry.lays_out:
             return _MISS
         return entry.call_numpy(args, *buffers)
 
