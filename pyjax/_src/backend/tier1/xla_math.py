@@ -185,7 +185,8 @@ class _Builder:
         c = _numpy_version()
         x = self.clamp(x, c._EXP_LO, c._EXP_HI)
         n = self.intrinsic("floor", "float", self.fma(x, self.k(c._LOG2E), self.k(0.5)))
-        n = self.clamp(n, -127, 127)
+        # n clipped to [-127, 127]: from x >= _EXP_LO the floor is -127 at least (of -126.17)
+        n = self.select(self.cmp("ogt", n, self.k(127)), self.k(127), n)
         r = self.fma(n, self.k(-c._EXP_LN2_HI), x)
         r = self.fma(n, self.k(-c._EXP_LN2_LO), r)
         y = self.fma(self.horner(r, c._EXP_P), self.op("fmul", r, r), r)
@@ -413,27 +414,12 @@ class _Builder:
     def dfma(self, a: str, b: str, c: str) -> str:
         return self.intrinsic("fma", "double", a, b, c)
 
-    def sin_poly(self, x: str) -> str:
-        c = _numpy_version()
-        s1, s2, s3 = c._SIN_POLY
-        x2 = self.emit(f"fmul {self.dt} {x}, {x}")
-        x3 = self.emit(f"fmul {self.dt} {x}, {x2}")
-        return self.dfma(self.dfma(x2, self.kd(s3), self.kd(s2)),
-                         self.emit(f"fmul {self.dt} {x3}, {x2}"), self.dfma(x3, self.kd(s1), x))
-
-    def cos_poly(self, x: str) -> str:
-        c = _numpy_version()
-        c0, c1, c2, c3, c4 = c._COS_POLY
-        x2 = self.emit(f"fmul {self.dt} {x}, {x}")
-        x4 = self.emit(f"fmul {self.dt} {x2}, {x2}")
-        inner = self.dfma(x4, self.kd(c2), self.dfma(x2, self.kd(c1), self.kd(c0)))
-        return self.dfma(self.dfma(x2, self.kd(c4), self.kd(c3)),
-                         self.emit(f"fmul {self.dt} {x2}, {x4}"), inner)
-
     def sin_or_cos_poly(self, x: str, use_sin: str) -> str:
-        """sin_poly(x) on the lanes where use_sin holds, cos_poly(x) on the others, as one
-        polynomial of per-lane operands: both are fma(fma(x^2, a, b), u x^2, fma(u, v, w))
-        with u = x^3 or x^4 (each product and multiply-add the one glibc's code rounds)."""
+        """glibc's sine polynomial of x (x + x^3 s1 + x^5 (s2 + x^2 s3)) on the lanes where
+        use_sin holds, its cosine polynomial (c0 + x^2 c1 + x^4 c2 + x^6 (c3 + x^2 c4)) on the
+        others, as one polynomial of per-lane operands: both are fma(fma(x^2, a, b), u x^2,
+        fma(u, v, w)) with u = x^3 or x^4 (each product and multiply-add the one glibc's code
+        rounds)."""
         c = _numpy_version()
         s1, s2, s3 = c._SIN_POLY
         c0, c1, c2, c3, c4 = c._COS_POLY
@@ -532,25 +518,39 @@ class _Builder:
         bits = self.emit(f"bitcast {self.t} {y} to {it}")
         magnitude = self.emit(f"and {it} {bits}, {self.ki(0x7FFFFFFF)}")
         x = self.emit(f"fpext {self.t} {y} to {dt}")
-        # |y| < 120: n = round(y 2/pi) through a scaled conversion, r = y - n pi/2 fused
-        scaled = self.emit(f"fmul {dt} {x}, {self.kd(c._TWO_OVER_PI_2_24)}")
-        if self.large_range:  # (the conversion of a larger |y| overflows)
+        if not self.large_range:
+            # |y| < 120 on every lane: n = y 2/pi rounded to nearest by adding 1.5 2^52 in
+            # the same fused step (its low bits hold n, its lowest the polynomial), r = y -
+            # n pi/2 fused.  glibc rounds a truncated scaled product instead: the two differ
+            # on next to no y, and there both quadrants' values round alike (every float32
+            # below 120 was checked against glibc's sinf and cosf)
+            shifter = self.kd(1.5 * 2.0 ** 52)
+            shifted_n = self.dfma(x, self.kd(c._TWO_OVER_PI_2_24 * 2.0 ** -24), shifter)
+            nf = self.emit(f"fsub {dt} {shifted_n}, {shifter}")
+            r = self.dfma(nf, self.kd(-c._HALF_PI), x)
+            low = self.emit(f"bitcast {dt} {shifted_n} to {self.lt}")
+            n = quadrant = self.emit(f"trunc {self.lt} {low} to {it}")
+            parity = self.emit(f"shl {self.lt} {low}, {self.kl(63)}")
+            use_sin = self.emit(f"icmp {'slt' if cosine else 'sge'} {self.lt} {parity}, "
+                                f"{self.kl(0)}")
+            odd = self.emit(f"and {it} {n}, {self.ki(1)}")
+        else:
+            # n = round(y 2/pi) through a scaled conversion, r = y - n pi/2 fused
+            scaled = self.emit(f"fmul {dt} {x}, {self.kd(c._TWO_OVER_PI_2_24)}")
             middle = self.emit(f"icmp ult {it} {magnitude}, {self.ki(0x42F00000)}")
             scaled = self.emit(f"select {self.bt} {middle}, {dt} {scaled}, {dt} {self.kd(0)}")
-        n = self.emit(f"fptosi {dt} {scaled} to {it}")
-        n = self.emit(f"ashr {it} {self.emit(f'add {it} {n}, {self.ki(0x800000)}')}, "
-                      f"{self.ki(24)}")
-        r = self.dfma(self.emit(f"sitofp {it} {n} to {dt}"), self.kd(-c._HALF_PI), x)
-        quadrant = n
-        if self.large_range:
+            n = self.emit(f"fptosi {dt} {scaled} to {it}")
+            n = self.emit(f"ashr {it} {self.emit(f'add {it} {n}, {self.ki(0x800000)}')}, "
+                          f"{self.ki(24)}")
+            r = self.dfma(self.emit(f"sitofp {it} {n} to {dt}"), self.kd(-c._HALF_PI), x)
             large_r, large_n = self.reduce_large(bits)
             r = self.emit(f"select {self.bt} {middle}, {dt} {r}, {dt} {large_r}")
             sign = self.emit(f"lshr {it} {bits}, {self.ki(31)}")
             quadrant = self.emit(f"select {self.bt} {middle}, {it} {n}, {it} "
                                  f"{self.emit(f'add {it} {large_n}, {sign}')}")
             n = self.emit(f"select {self.bt} {middle}, {it} {n}, {it} {large_n}")
-        odd = self.emit(f"and {it} {n}, {self.ki(1)}")
-        use_sin = self.emit(f"icmp eq {it} {odd}, {self.ki(1 if cosine else 0)}")
+            odd = self.emit(f"and {it} {n}, {self.ki(1)}")
+            use_sin = self.emit(f"icmp eq {it} {odd}, {self.ki(1 if cosine else 0)}")
         value = self.sin_or_cos_poly(r, use_sin)
         # the sign by quadrant, (quadrant + 1) & 2 where the sine polynomial serves and
         # quadrant & 2 where the cosine's does, flipped in the float32 result (glibc negates
