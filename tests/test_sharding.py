@@ -57,6 +57,12 @@ GAPS = {
        "gave when explicit_axes reshards its result to a spec naming no axis of an Auto mesh "
        "(P('x',) on 4 devices, P() on one); pyjax lays it out as the spec says"
        for c in (4, 1)},
+    **{(1, f"eager_layout_{kind}_{op}"): "on a mesh of one device JAX's eager operations "
+       "keep a split only through elementwise ones (a reduction, transpose, reshape or "
+       "product gives P(), and a type without it); pyjax lays them out as on 4 devices"
+       for kind in ("Explicit", "Auto")
+       for op in ("T", "argmax", "dot_bias", "expand", "matmul", "matmul_w", "max1",
+                  "reshape", "stack", "sum0")},
     **{(c, "type_grad"): "JAX's grad reshards the scalar cotangent it starts from onto the "
        "mesh (a `reshard` equation) before reduce_sum's transpose broadcasts it; pyjax "
        "broadcasts the literal 1.0 directly (same result and result type)" for c in (4, 1)},

@@ -361,6 +361,31 @@ def cases(jax, jnp, lax, np):
                      ("remat", jax.checkpoint(lambda a: jnp.sin(a) * 2))):
         add(f"type_{name}_jaxpr", jaxpr(fn, ex))
         add(f"type_{name}_value", lambda fn=fn: _sharding_and_value(jax.jit(fn)(ex)))
+    # eager operations on laid-out arrays: laid out as a jit of the operation would be
+    for kind in ("Explicit", "Auto"):
+        kmesh = jax.make_mesh(two, ("x", "y"), axis_types=(getattr(AxisType, kind),) * 2)
+        a = jax.device_put(x, NamedSharding(kmesh, P("x", "y")))
+        wy = jax.device_put(jnp.ones((6, 4)), NamedSharding(kmesh, P(None, "y")))
+        by = jax.device_put(jnp.ones(4), NamedSharding(kmesh, P("y")))
+        for name, fn in (
+                ("mul", lambda: a * 2), ("add", lambda: a + a), ("sum0", lambda: a.sum(0)),
+                ("T", lambda: a.T), ("sin", lambda: jnp.sin(a)), ("reshape", lambda: a.reshape(24)),
+                ("where", lambda: jnp.where(a > 3, a, 0.0)), ("astype", lambda: a.astype(jnp.int32)),
+                ("mean", lambda: a.mean()), ("max1", lambda: jnp.max(a, 1)),
+                ("relu", lambda: jax.nn.relu(a)), ("addnp", lambda: a + np.ones(6, np.float32)),
+                ("matmul", lambda: a @ jnp.ones((6, 4))), ("matmul_w", lambda: jnp.ones((4, 6)) @ wy),
+                ("dot_bias", lambda: jnp.dot(jnp.ones((3, 6)), wy) + by),
+                ("concat", lambda: jnp.concatenate([a, a], 1)),
+                ("square", lambda: a ** 2), ("neg", lambda: -a), ("expand", lambda: a[None]),
+                ("stack", lambda: jnp.stack([a, a])), ("eq", lambda: a == 3.0),
+                ("argmax", lambda: jnp.argmax(a, 1)), ("clip", lambda: jnp.clip(a, 0, 5)),
+                ("vmap", lambda: jax.vmap(lambda r: r * 2)(a)),
+                ("jit_in_eager", lambda: jax.jit(jnp.sin)(a))):
+            add(f"eager_layout_{kind}_{name}", lambda fn=fn: (
+                _sharding_and_value(fn()), str(jax.typeof(fn()))))
+    add("eager_layout_auto_at_set", lambda: _sharding_and_value(jax.device_put(x, NamedSharding(
+        jax.make_mesh(two, ("x", "y"), axis_types=(AxisType.Auto,) * 2), P("x", "y"))).at[
+            0, 0].set(1.0)))
     # device_put under jit: a device_put equation
     amesh1 = jax.make_mesh((n,), ("x",), axis_types=(AxisType.Auto,))
     emesh1 = jax.make_mesh((n,), ("x",))

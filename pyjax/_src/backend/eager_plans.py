@@ -38,7 +38,7 @@ from pyjax._src.backend.dispatch import (
     apply_primitive, apply_primitive_cached, aval_of, to_buffer)
 from pyjax._src.backend.fp_mode import KEPT, SWITCHED, flush_off, flush_on, run_flushing
 from pyjax._src.config import config, config_local
-from pyjax._src.core import array as array_lib
+from pyjax._src.core import array as array_lib, primitive
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.trace import Trace, Tracer, trace_state
@@ -315,7 +315,8 @@ def scalar_operator(fun: Callable, reflected: bool, fallback: Callable) -> Calla
         t = type(other)
         if t is ArrayImpl:
             return fun(other, self) if reflected else fun(self, other)
-        if (t is float or t is int) and type(self) is ArrayImpl and trace_state.trace is None:
+        if (t is float or t is int) and type(self) is ArrayImpl and trace_state.trace is None \
+                and (primitive.eager_layout is None or not primitive.lays_out(self)):
             buf = self._buf
             # (a float zero's sign tells -0.0 from 0.0, which compare equal; NaN keys match
             # by identity)
@@ -391,6 +392,10 @@ def planned(fun: Callable, traced: Callable | None = None) -> Callable:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if trace_state.trace is not None:
             return traced(*args, **kwargs)
+        if primitive.eager_layout is not None:  # (operands laid out over a mesh: each
+            from pyjax._src.parallel.eager_layout import any_placed  # primitive lays its
+            if any_placed(args, kwargs):                              # results out: bind)
+                return fun(*args, **kwargs)
         # the options that change tracing: the process-wide ones by number (no call, no
         # tuple to hash), the options themselves while this thread overrides some
         context = config.trace_key() if config_local.values else config.global_trace_number

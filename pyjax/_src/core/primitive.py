@@ -32,6 +32,17 @@ from pyjax._src.core.trace import trace_state
 #: Every primitive ever created, by name: the census of rules is taken from here.
 registry: dict[str, "Primitive"] = {}
 
+#: eager_layout(prim, args, params, run) -> the outputs of `run()` laid out over the mesh
+#: the arguments are laid out on, or None when no argument is (installed by
+#: parallel/eager_layout.py once a NamedSharding exists; JAX runs an eager op as a jit)
+eager_layout: Callable | None = None
+
+
+def lays_out(x: Any) -> bool:
+    """Whether an eager result computed from `x` must be laid out by `eager_layout` (x was
+    placed, and the hook is on): jnp's fast paths that skip `bind` step aside then."""
+    return eager_layout is not None and getattr(x, "_sharding", None) is not None
+
 
 class Primitive:
     """A named operation; `bind` hands it to the current trace (eager when there is none)."""
@@ -67,8 +78,15 @@ class Primitive:
         trace = trace_state.trace
         if trace is not None:
             return trace.process_primitive(self, args, params)
-        # eager: computed as XLA computes, with subnormals flushed (fp_mode), unless an
-        # outer eager call already switched flushing on and will switch it off
+        if eager_layout is not None:
+            placed = eager_layout(self, args, params)
+            if placed is not None:
+                return placed
+        return self.run_eager(args, params)
+
+    def run_eager(self, args: tuple, params: dict) -> Any:
+        """The eager rule computed as XLA computes, with subnormals flushed (fp_mode), unless
+        an outer eager call already switched flushing on and will switch it off."""
         if flush_on(KEPT) is not SWITCHED:
             return self.eager(self, args, params)
         try:

@@ -22,6 +22,7 @@ import numpy as np
 from pyjax._src import caches
 from pyjax._src.backend.fp_mode import KEPT, SWITCHED, flush_off, flush_on
 from pyjax._src.config import config
+from pyjax._src.core import primitive
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.trace import trace_state, use_trace
@@ -46,7 +47,8 @@ def fast_product(fun: Callable) -> Callable:
         if not kwargs and trace_state.trace is None:
             n = len(args)
             if ((n == 2 or n == 3 and type(args[0]) is str) and type(args[-1]) is ArrayImpl
-                    and type(args[-2]) is ArrayImpl):
+                    and type(args[-2]) is ArrayImpl and not primitive.lays_out(args[-1])
+                    and not primitive.lays_out(args[-2])):
                 out = _product(fun, args)
                 if out is not None:
                     return out

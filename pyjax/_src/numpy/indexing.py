@@ -23,7 +23,7 @@ from pyjax._src.backend.fp_mode import KEPT, SWITCHED, flush_off, flush_on, run_
 from pyjax._src.core.trace_state import note_side_effect
 from pyjax._src import caches, errors
 from pyjax._src.config import config
-from pyjax._src.core import dtypes
+from pyjax._src.core import dtypes, primitive
 from pyjax._src.core.array import Array, ArrayImpl
 from pyjax._src.core.trace import Tracer, trace_state
 from pyjax._src.numpy import lax_numpy as lnp
@@ -783,7 +783,8 @@ def _clamped(items: list, shape: tuple) -> tuple:
 
 def getitem(x: Any, index: Any) -> Any:
     """`x[index]` with NumPy semantics, lowered as jnp lowers it."""
-    if type(x) is ArrayImpl and trace_state.trace is None:
+    if type(x) is ArrayImpl and trace_state.trace is None and (
+            primitive.eager_layout is None or not primitive.lays_out(x)):
         buf = x._buf
         if type(index) is int and buf.ndim:
             n = buf.shape[0]
@@ -919,7 +920,7 @@ def _eager_update(x: Any, index: Any, y: Any, ufunc: Any) -> ArrayImpl | None:
     """NumPy fast path of a scalar update of a concrete array at a basic index or at an
     integer index array into its first axis (None when it does not apply); same result as
     the scatter, which drops out-of-range windows and combines under flushing (fp_mode)."""
-    if type(x) is not ArrayImpl or trace_state.trace is not None:
+    if type(x) is not ArrayImpl or trace_state.trace is not None or primitive.lays_out(x):
         return None
     buf = x._buf
     if ufunc in _NOT_FOR_BOOL and buf.dtype == dtypes.bool_:

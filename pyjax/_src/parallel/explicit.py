@@ -74,7 +74,7 @@ def type_equation(prim: Any, atoms: list, params: dict, out: Any) -> Any:
         primitive=prim, params=params, invars=atoms,
         outvars=[types.SimpleNamespace(aval=o) for o in outs])
     specs = [None if s is None else s.spec.partitions for s in ins]
-    sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
+    sizes = propagation.mesh_sizes(mesh)
     got = propagation.eqn_specs(eqn, specs, sizes)
     if got is None:  # no rule: whatever abstract evaluation kept
         return out

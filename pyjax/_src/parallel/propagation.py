@@ -13,6 +13,7 @@ on an Auto one (`P('x',)`, `P()`), as JAX prints them.
 from __future__ import annotations
 
 import math
+import types
 from typing import Any, Callable
 
 from pyjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal
@@ -35,6 +36,19 @@ class _Given(tuple):
         return out
 
 
+class MeshSizes(dict):
+    """A mesh's axis sizes by name, and whether it has an Explicit axis (the rules' view of
+    the mesh: a few rules type Explicit axes as JAX does and lay Auto ones out as GSPMD)."""
+
+    explicit: bool
+
+
+def mesh_sizes(mesh: Any) -> MeshSizes:
+    sizes = MeshSizes(zip(mesh.axis_names, mesh.axis_sizes))
+    sizes.explicit = AxisType.Explicit in getattr(mesh, "axis_types", ())
+    return sizes
+
+
 def output_shardings(closed: ClosedJaxpr, in_shardings: list) -> list | None:
     """The NamedSharding of each output of `closed` given its inputs' shardings (None for an
     input with no mesh layout), or None when neither an input nor the program itself (a
@@ -49,11 +63,18 @@ def output_shardings(closed: ClosedJaxpr, in_shardings: list) -> list | None:
     (mesh,) = meshes
     specs = [spec_entries(s, len(v.aval.shape)) if isinstance(s, NamedSharding) else None
              for s, v in zip(in_shardings, jaxpr.invars)]
-    outs = propagate(jaxpr, specs, dict(zip(mesh.axis_names, mesh.axis_sizes)))
+    outs = propagate(jaxpr, specs, mesh_sizes(mesh))
+    return shardings_on(mesh, outs, [v.aval for v in jaxpr.outvars])
+
+
+def shardings_on(mesh: Any, specs: list, avals: list) -> list:
+    """NamedShardings over `mesh` for values of `avals` split as `specs` say, as JAX prints
+    them: full rank on a mesh with an Explicit axis, trailing Nones dropped otherwise (a
+    spec the program stated kept as written there)."""
     explicit = any(t == AxisType.Explicit for t in getattr(mesh, "axis_types", ()))
     return [NamedSharding(mesh, spec.spec if type(spec) is _Given and not explicit
-                          else _partition_spec(spec, len(v.aval.shape), explicit))
-            for spec, v in zip(outs, jaxpr.outvars)]
+                          else _partition_spec(spec, len(aval.shape), explicit))
+            for spec, aval in zip(specs, avals)]
 
 
 def program_mesh(jaxpr: Jaxpr) -> Any:
@@ -173,13 +194,17 @@ def _squeeze(eqn: Any, ins: list, sizes: dict) -> list:
 
 
 def _reshape(eqn: Any, ins: list, sizes: dict) -> list:
-    """As JAX types a reshape that only adds or drops 1s, splits one axis or merges several
-    into one (the split axis's mesh axes handed out major to minor); otherwise axes before
+    """On a mesh with Explicit axes, as JAX types a reshape that only adds or drops 1s, splits
+    one axis or merges several into one (the split axis's mesh axes handed out major to
+    minor); otherwise (and on Auto meshes, as GSPMD lays them out) axes before
     the first changed size keep their splits, and so does the first changed axis when its
     new size still divides evenly (its pieces are the same runs of elements)."""
     old, new = eqn.invars[0].aval.shape, eqn.params["new_sizes"]
     spec = ins[0]
-    if eqn.params.get("dimensions") is None:
+    if [n for n in old if n != 1] == [n for n in new if n != 1]:  # only 1s added or dropped
+        kept = iter(e for n, e in zip(old, spec) if n != 1)
+        return [tuple(None if n == 1 else next(kept) for n in new)]
+    if eqn.params.get("dimensions") is None and getattr(sizes, "explicit", False):
         typed = _reshape_one_axis(old, tuple(new), spec, sizes)
         if typed is not None:
             return [typed]
@@ -196,10 +221,8 @@ def _reshape(eqn: Any, ins: list, sizes: dict) -> list:
 
 
 def _reshape_one_axis(old: tuple, new: tuple, spec: Spec, sizes: dict) -> Spec | None:
-    """JAX's reshape sharding rule where it has one (None where it would raise)."""
-    if [n for n in old if n != 1] == [n for n in new if n != 1]:
-        kept = iter(e for n, e in zip(old, spec) if n != 1)
-        return tuple(None if n == 1 else next(kept) for n in new)
+    """JAX's rule for a reshape that splits one axis or merges several (None where it would
+    raise)."""
     head = 0
     while head < min(len(old), len(new)) and old[head] == new[head]:
         head += 1
@@ -251,6 +274,29 @@ def _hand_out(names: tuple, out_sizes: tuple, sizes: dict) -> Spec | None:
 
 def _same_size_axes(eqn: Any, ins: list, sizes: dict) -> list:
     """slice, pad, rev, dynamic_slice ...: every axis keeps its split."""
+    return [ins[0]] + [None] * (len(eqn.outvars) - 1)
+
+
+def _stack(eqn: Any, ins: list, sizes: dict) -> list:
+    """The operands' common split with an unsplit axis at `axis`."""
+    rank = len(eqn.invars[0].aval.shape)
+    merged = _merge(types.SimpleNamespace(outvars=[types.SimpleNamespace(
+        aval=eqn.invars[0].aval)], invars=eqn.invars), ins, sizes)[0]
+    axis = eqn.params["axis"] % (rank + 1)
+    return [merged[:axis] + (None,) + merged[axis:]]
+
+
+def _unstack(eqn: Any, ins: list, sizes: dict) -> list:
+    axis = eqn.params["axis"] % len(ins[0])
+    return [ins[0][:axis] + ins[0][axis + 1:]] * len(eqn.outvars)
+
+
+def _split(eqn: Any, ins: list, sizes: dict) -> list:
+    return [ins[0]] * len(eqn.outvars)
+
+
+def _operand_layout(eqn: Any, ins: list, sizes: dict) -> list:
+    """scatter and its kin: the result is the operand updated, laid out as it is."""
     return [ins[0]] + [None] * (len(eqn.outvars) - 1)
 
 
@@ -341,8 +387,11 @@ _RULES: dict[str, Callable] = {
     **dict.fromkeys(_ELEMENTWISE, _merge),
     **dict.fromkeys(("reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and",
                      "reduce_or", "reduce_xor", "argmax", "argmin"), _reduce),
+    **dict.fromkeys(("scatter", "scatter-add", "scatter-mul", "scatter-min", "scatter-max",
+                     "scatter-sub"), _operand_layout),
     **dict.fromkeys(("slice", "pad", "rev", "dynamic_slice", "dynamic_update_slice"),
                     _same_size_axes),
+    "stack": _stack, "unstack": _unstack, "split": _split,
     "broadcast_in_dim": _broadcast_in_dim, "transpose": _transpose, "squeeze": _squeeze,
     "reshape": _reshape, "concatenate": _merge, "dot_general": _dot_general,
     "shard_map": _shard_map, "sharding_constraint": _constraint, "reshard": _reshard,

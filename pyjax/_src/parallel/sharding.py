@@ -463,7 +463,10 @@ class NamedSharding(Sharding):
     def __init__(self, mesh: Mesh | AbstractMesh, spec: PartitionSpec, *,
                  memory_kind: str | None = None, _logical_device_ids: Any = None):
         global named_in_use
-        named_in_use = True
+        if not named_in_use:  # from now on eager results follow their operands' layouts
+            named_in_use = True
+            from pyjax._src.parallel.eager_layout import activate
+            activate()
         if spec is None:
             raise TypeError(
                 "__init__(): incompatible function arguments. The following argument types are "

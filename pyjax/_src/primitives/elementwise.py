@@ -15,7 +15,7 @@ from pyjax._src.backend.dispatch import apply_primitive, detach, to_buffer
 from pyjax._src.backend.fp_mode import run_flushing
 from pyjax._src.backend.eager_plans import plain_eager
 from pyjax._src.backend.specialized import exact
-from pyjax._src.core import dtypes
+from pyjax._src.core import dtypes, primitive
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.primitive import Primitive
@@ -1406,8 +1406,9 @@ def clamp(min: Any, x: Any, max: Any) -> Any:  # noqa: A002
 def convert_element_type(operand: Any, new_dtype: Any, weak_type: bool = False) -> Any:
     """Cast to `new_dtype`.  Constants are converted at once (JAX folds them while tracing)."""
     new_dtype = dtypes.check_user_dtype(new_dtype, "convert_element_type")
-    if isinstance(operand, Tracer) or (type(operand) is ArrayImpl and trace_state.trace
-                                       is not None and not operand.made_in_trace()):
+    if isinstance(operand, Tracer) or (type(operand) is ArrayImpl and (
+            trace_state.trace is not None and not operand.made_in_trace()
+            or primitive.lays_out(operand))):
         # a tracer, or an Array closed over by a traced function (a constvar: JAX stages
         # its conversion); Python and NumPy constants are converted at once
         if operand.aval.dtype == new_dtype and operand.aval.weak_type == weak_type:

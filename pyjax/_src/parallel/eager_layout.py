@@ -1,0 +1,70 @@
+"""Where an eager operation's results live when its operands are laid out over a mesh.
+
+JAX runs an eager operation as a jit of that one primitive, so its results follow the same
+sharding rules as a jitted program's: `x * 2` of an array split P('x', 'y') is split so too.
+Once a NamedSharding exists this module is `Primitive.bind`'s eager hook: it computes the
+primitive as usual and lays each result out by propagation.py's rule for the primitive
+(replicated over the mesh where no rule speaks).  jnp's eager fast paths (plans) step
+aside for laid-out operands (`any_placed`), so every primitive goes through `bind`.
+"""
+from __future__ import annotations
+
+import types
+from typing import Any
+
+from pyjax._src.core import primitive
+from pyjax._src.core.array import ArrayImpl
+from pyjax._src.core.avals import ShapedArray
+from pyjax._src.parallel import propagation
+from pyjax._src.parallel.sharding import NamedSharding, placed
+
+
+def _layout(x: Any) -> NamedSharding | None:
+    sharding = getattr(x, "_sharding", None) if type(x) is ArrayImpl else None
+    return sharding if type(sharding) is NamedSharding else None
+
+
+def any_placed(args: Any, kwargs: dict | None = None) -> bool:
+    """Whether some Array among `args` and keyword values, or in a list or tuple of them
+    (concatenate's operands), is laid out over a mesh."""
+    for a in (*args, *(kwargs or {}).values()):
+        if type(a) in (list, tuple):
+            if any(_layout(b) is not None for b in a):
+                return True
+        elif _layout(a) is not None:
+            return True
+    return False
+
+
+def _aval(x: Any) -> Any:
+    if type(x) is ArrayImpl:
+        return ShapedArray(x._buf.shape, x._buf.dtype, x._weak)
+    return getattr(x, "aval", None) or ShapedArray((), type(x))
+
+
+def lay_out(prim: Any, args: tuple, params: dict) -> Any:
+    """`prim` applied eagerly with its results laid out as its operands' layouts say; None
+    when no operand is laid out over a mesh (the caller computes as usual)."""
+    layouts = [_layout(a) for a in args]
+    mesh = next((s.mesh for s in layouts if s is not None), None)
+    if mesh is None:
+        return None
+    out = prim.run_eager(args, params)
+    outs = list(out) if prim.multiple_results else [out]
+    eqn = types.SimpleNamespace(
+        primitive=prim, params=params,
+        invars=[types.SimpleNamespace(aval=_aval(a)) for a in args],
+        outvars=[types.SimpleNamespace(aval=_aval(o)) for o in outs])
+    ins = [None if s is None or s.mesh != mesh else
+           propagation.spec_entries(s, len(s_aval.aval.shape))
+           for s, s_aval in zip(layouts, eqn.invars)]
+    specs = propagation.eqn_specs(eqn, ins, propagation.mesh_sizes(mesh))
+    specs = specs or [None] * len(outs)
+    shardings = propagation.shardings_on(mesh, specs, [o.aval for o in eqn.outvars])
+    laid = [placed(o, s) if type(o) is ArrayImpl else o for o, s in zip(outs, shardings)]
+    return laid if prim.multiple_results else laid[0]
+
+
+def activate() -> None:
+    """Lay eager results out from now on (a NamedSharding exists)."""
+    primitive.eager_layout = lay_out
