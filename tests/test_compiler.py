@@ -396,9 +396,14 @@ def _full_passes(f, x, monkeypatch, native: bool):
 
 @needs_tier1
 def test_softmax_recomputes_exp_instead_of_storing_it(monkeypatch):
-    """Softmax is three passes over x (max; sum of exp; the quotient) and one full write:
-    exp(x - max) is computed again in the last pass, not written and read back."""
-    closed, steps, big, reads, writes = _full_passes(_softmax, _MAT, monkeypatch, native=True)
+    """Softmax in float64 is three passes over x (max; sum of exp; the quotient) and one full
+    write: exp(x - max) (libmvec's) is computed again in the last pass, not written and read
+    back."""
+    x64 = _MAT.astype(np.float64)
+    with pyjax.enable_x64(True):
+        closed, steps, big, reads, writes = _full_passes(_softmax, x64, monkeypatch, True)
+        # NumPy's exp costs more than the memory it saves: tier 0 alone stores exp(x - max)
+        *_, reads0, writes0 = _full_passes(_softmax, x64, monkeypatch, native=False)
     assert [[e.primitive.name for e in s.eqns] for s in big] == [
         ["reduce_max"], ["sub", "exp", "reduce_sum"], ["sub", "exp", "div"]]
     assert (reads, writes) == (3, 1)
@@ -408,9 +413,17 @@ def test_softmax_recomputes_exp_instead_of_storing_it(monkeypatch):
     assert "sub* exp* div" in fusion.describe(steps, {v: "x" for v in closed.jaxpr.invars}
                                               | {v: "v" for s in steps if type(s) is
                                                  fusion.Cluster for v in s.outputs})
-    # NumPy's exp costs more than the memory it saves: tier 0 alone stores exp(x - max)
-    *_, reads0, writes0 = _full_passes(_softmax, _MAT, monkeypatch, native=False)
     assert (reads0, writes0) == (2, 2)
+
+
+@needs_tier1
+def test_float32_softmax_stores_exp(monkeypatch):
+    """float32's exp is XLA's polynomial, dearer than writing and reading the value back:
+    softmax stores exp(x - max) with the row sums and divides it in a last pass."""
+    _, _, big, reads, writes = _full_passes(_softmax, _MAT, monkeypatch, native=True)
+    assert [[e.primitive.name for e in s.eqns] for s in big] == [
+        ["reduce_max"], ["sub", "exp", "reduce_sum"], ["div"]]
+    assert (reads, writes) == (2, 2) and not any(s.recomputed for s in big)
 
 
 @needs_tier1
@@ -443,14 +456,16 @@ def test_recomputing_plan_keeps_tier0_bits(name, monkeypatch):
     """Tier 0 running the recomputing plan (what serves while kernels compile) returns the
     bits of one impl call per equation."""
     f, args = CASES[name]
-    unfused = _run(f, args, fused=False, native=False, monkeypatch=monkeypatch)
-    monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1 << 15)
-    monkeypatch.setattr(tier1, "ENABLED", True)
-    closed = passes.optimize(pyjax.jit(f).trace(*args).jaxpr)
-    steps = fusion.plan(closed.jaxpr)
+    args = tuple(a.astype(np.float64) for a in args)  # (float64's exp is recomputed)
+    with pyjax.enable_x64(True):
+        unfused = _run(f, args, fused=False, native=False, monkeypatch=monkeypatch)
+        monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1 << 15)
+        monkeypatch.setattr(tier1, "ENABLED", True)
+        closed = passes.optimize(pyjax.jit(f).trace(*args).jaxpr)
+        steps = fusion.plan(closed.jaxpr)
+        program = tier0.generate(closed, steps)  # tier 0 only: no kernels attached
+        (out,) = program.run(*args)
     assert any(type(s) is fusion.Cluster and s.recomputed for s in steps) == (name == "softmax")
-    program = tier0.generate(closed, steps)  # tier 0 only: no kernels attached
-    (out,) = program.run(*args)
     assert out.tobytes() == unfused[0].tobytes()
 
 
@@ -497,22 +512,25 @@ _RECOMPUTE_CASES = {"two_reductions": _two_reductions, "log_softmax": _log_softm
 @pytest.mark.parametrize("name", sorted(_RECOMPUTE_CASES))
 def test_recomputing_plans_agree(name, monkeypatch):
     """Plans that recompute values (or, for a value a call reads, store it) give tier 0 the
-    bits of one impl call per equation, and tier 1 float32 rounding of them."""
+    bits of one impl call per equation, and tier 1 rounding of them (in float64, whose
+    transcendentals are recomputed; float32's are XLA's polynomials, stored)."""
     f = _RECOMPUTE_CASES[name]
-    unfused = _run(f, (_MAT,), fused=False, native=False, monkeypatch=monkeypatch)
-    monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1 << 15)
-    monkeypatch.setattr(tier1, "ENABLED", True)
-    closed = passes.optimize(pyjax.jit(f).trace(_MAT).jaxpr)
-    steps = fusion.plan(closed.jaxpr)
+    x = _MAT.astype(np.float64)
+    with pyjax.enable_x64(True):
+        unfused = _run(f, (x,), fused=False, native=False, monkeypatch=monkeypatch)
+        monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1 << 15)
+        monkeypatch.setattr(tier1, "ENABLED", True)
+        closed = passes.optimize(pyjax.jit(f).trace(x).jaxpr)
+        steps = fusion.plan(closed.jaxpr)
+        outs = tier0.generate(closed, steps).run(x)
+        native = _run(f, (x,), fused=True, native=True, monkeypatch=monkeypatch)
     recomputed = [s for s in steps if type(s) is fusion.Cluster and s.recomputed]
     assert bool(recomputed) == (name != "read_by_dot")
-    outs = tier0.generate(closed, steps).run(_MAT)
     for a, b in zip(unfused, outs):
         assert a.tobytes() == np.asarray(b).tobytes()
-    native = _run(f, (_MAT,), fused=True, native=True, monkeypatch=monkeypatch)
     for a, b in zip(unfused, native):
         scale = np.maximum(np.abs(a).max(), 1.0)
-        np.testing.assert_allclose(b, a, atol=1e-5 * scale, rtol=1e-5)
+        np.testing.assert_allclose(b, a, atol=1e-12 * scale, rtol=1e-12)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,12 +10,13 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from pyjax._src import config as config_module
-from pyjax._src.backend import fusion, tier0, tier1
+from pyjax._src.backend import fusion, host_memory, tier0, tier1
 from pyjax._src.core.jaxpr import ClosedJaxpr
 
 
 def build(closed: ClosedJaxpr) -> Callable[[Sequence[Any]], list]:
     """The executable of `closed` (already through passes.optimize)."""
+    host_memory.keep_freed_buffers()  # (its results are reused buffers, not fresh pages)
     steps = fusion.plan(closed.jaxpr)
     program = tier0.generate(closed, steps)
     kernels = tier1.attach(program, sync=config_module.config.compile_sync)

@@ -10,8 +10,9 @@ its last member stood, and it stops growing as soon as anything outside it reads
 values (so everything that reads a cluster value runs after the whole cluster).
 
 A cheap elementwise value of a closed cluster that only later clusters over the same shape read
-(softmax's exp(x - max), read by the row sum and then by the division) is recomputed in each of
-them instead of written and read back: a pass over memory costs more than a few vectorised ops.
+(float64 softmax's exp(x - max), read by the row sum and then by the division) is recomputed in
+each of them instead of written and read back: a pass over memory costs more than a few
+vectorised ops (float32 transcendentals, XLA's polynomials, cost more: they are stored).
 Recomputed members keep their equations (the same values, bit for bit) and are listed in the
 reading cluster's `recomputed`; only the cluster that owns a value ever outputs it.
 """
@@ -58,11 +59,15 @@ _RECOMPUTE_COST = {
                      "integer_pow"), 1),
     **dict.fromkeys(("div", "sqrt", "rsqrt"), 2)}
 #: transcendentals: a few arithmetic ops each in a native kernel (libmvec's vector functions),
-#: but dearer than a pass over memory as NumPy calls, so recomputed only where tier 1 runs
+#: but dearer than a pass over memory as NumPy calls, so recomputed only where tier 1 runs.
+#: float32 ones are XLA's own polynomials, ~25 vector operations per value: stored, not
+#: recomputed (softmax over (4096, 1024): 8.3 ms recomputing exp(x - max) in the division, 6.7
+#: reading it back, with freed buffers kept for reuse: host_memory.py)
 _TRANSCENDENTAL_COST = dict.fromkeys(
     ("exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic"), 4)
 #: the most a recomputed chain may cost per element (softmax's subtract and exp cost 5)
 RECOMPUTE_BUDGET = 8
+_FLOAT32_TRANSCENDENTAL_COST = RECOMPUTE_BUDGET + 1
 
 
 @dataclasses.dataclass
@@ -257,9 +262,12 @@ class _Recompute:
         chain = sorted(((i, e) for e, i in needed.items()), key=lambda m: m[0])
         cost = 0
         for _, e in chain:
-            if e.primitive.name not in self.costs:
+            name = e.primitive.name
+            if name not in self.costs:
                 return []
-            cost += self.costs[e.primitive.name]
+            xla_polynomial = (name in _TRANSCENDENTAL_COST
+                              and np.dtype(e.outvars[0].aval.dtype) == np.float32)
+            cost += _FLOAT32_TRANSCENDENTAL_COST if xla_polynomial else self.costs[name]
         # bytes per element: the chain's full-size reads against the value's write and read
         moved = sum(np.dtype(a.aval.dtype).itemsize for a in reads
                     if math.prod(a.aval.shape) == owner.size)

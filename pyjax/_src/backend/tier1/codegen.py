@@ -555,7 +555,8 @@ def unrolled(isa: Isa) -> Isa:
     value's two halves are independent chains the processor overlaps (on AVX2, the lanes of
     one vector leave it waiting on latencies: per element, sin(10 e^x) cos(x^2 + 1) took
     11.4 ns on one core instead of 9.8, log1p(e^x) 6.3 instead of 4.6, selu 1.95 instead of
-    1.83).  Only elementwise kernels: a reduction's order of additions follows the lanes."""
+    1.83).  Only elementwise kernels and pairwise row sums (their terms are summed from a
+    scratch row afterwards): other reductions' order of additions follows the lanes."""
     return dataclasses.replace(isa, lanes=2 * isa.lanes) if isa.lanes < 16 else isa
 
 
@@ -565,7 +566,12 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
     k, leading = _split(cluster)
     shape = cluster.shape
     red = cluster.reduction
-    if red is None:
+    # a sum along rows shorter than LONG: each row's terms go to a scratch row, then are summed
+    # in NumPy's pairwise order (tier 0 sums them so, in their own dtype); longer rows
+    # accumulate per lane in double (tier 0 sums those in float64 too, rounding once)
+    pairwise = (red is not None and not leading and red.primitive.name == "reduce_sum"
+                and math.prod(shape[k:]) < LONG)
+    if red is None or pairwise:  # (a pairwise sum's order is the scratch row's, not the lanes')
         isa = unrolled(isa)
     w = isa.lanes
     decls: set = set()
@@ -594,11 +600,6 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
     for j in range(n_ptr):
         head.append(f"  %pp{j} = getelementptr ptr, ptr %args, i64 {j}")
         head.append(f"  %p{j} = load ptr, ptr %pp{j}")
-    # a sum along rows shorter than LONG: each row's terms go to a scratch row, then are summed
-    # in NumPy's pairwise order (tier 0 sums them so, in their own dtype); longer rows
-    # accumulate per lane in double (tier 0 sums those in float64 too, rounding once)
-    pairwise = (red is not None and not leading and red.primitive.name == "reduce_sum"
-                and math.prod(shape[k:]) < LONG)
     if pairwise:
         elt = _LLVM[np.dtype(red.invars[0].aval.dtype)]
         head.append(f"  %room = add i64 %C, {w}")
