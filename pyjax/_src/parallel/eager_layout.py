@@ -2,14 +2,18 @@
 
 JAX runs an eager operation as a jit of that one primitive, so its results follow the same
 sharding rules as a jitted program's: `x * 2` of an array split P('x', 'y') is split so too.
-Once a NamedSharding exists this module is `Primitive.bind`'s eager hook: it computes the
-primitive as usual and lays each result out by propagation.py's rule for the primitive
-(replicated over the mesh where no rule speaks).  jnp's eager fast paths (plans) step
-aside for laid-out operands (`any_placed`), so every primitive goes through `bind`.
+While some Array placed by a NamedSharding is alive this module is `Primitive.bind`'s eager
+hook: it computes the primitive as usual and lays each result out by propagation.py's rule
+for the primitive (replicated over the mesh where no rule speaks).  jnp's eager fast paths
+(plans) step aside for laid-out operands (`any_placed`), so every primitive goes through
+`bind`.  With none alive the hook is off: other eager calls pay nothing (an unset `_sharding`
+slot costs an exception per operand to look at).
 """
 from __future__ import annotations
 
+import threading
 import types
+import weakref
 from typing import Any
 
 from pyjax._src.core import primitive
@@ -65,6 +69,23 @@ def lay_out(prim: Any, args: tuple, params: dict) -> Any:
     return laid if prim.multiple_results else laid[0]
 
 
-def activate() -> None:
-    """Lay eager results out from now on (a NamedSharding exists)."""
-    primitive.eager_layout = lay_out
+_lock = threading.Lock()
+_alive = 0  # Arrays placed by a NamedSharding, not yet collected
+
+
+def track(x: ArrayImpl) -> None:
+    """Count `x`, just placed by a NamedSharding, until it is collected: the hook is on while
+    any such Array lives."""
+    global _alive
+    with _lock:
+        _alive += 1
+        primitive.eager_layout = lay_out
+    weakref.finalize(x, _collected)
+
+
+def _collected() -> None:
+    global _alive
+    with _lock:
+        _alive -= 1
+        if not _alive:
+            primitive.eager_layout = None

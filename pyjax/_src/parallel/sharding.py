@@ -463,10 +463,7 @@ class NamedSharding(Sharding):
     def __init__(self, mesh: Mesh | AbstractMesh, spec: PartitionSpec, *,
                  memory_kind: str | None = None, _logical_device_ids: Any = None):
         global named_in_use
-        if not named_in_use:  # from now on eager results follow their operands' layouts
-            named_in_use = True
-            from pyjax._src.parallel.eager_layout import activate
-            activate()
+        named_in_use = True
         if spec is None:
             raise TypeError(
                 "__init__(): incompatible function arguments. The following argument types are "
@@ -692,6 +689,9 @@ def placed(x: Any, sharding: Sharding) -> Any:
     out = ArrayImpl(x._buf, x._weak)
     out._sharding = sharding
     out._committed = True
+    if type(sharding) is NamedSharding:
+        from pyjax._src.parallel.eager_layout import track
+        track(out)
     return out
 
 
