@@ -45,7 +45,7 @@ class ShapedArray(AbstractValue):
     check_vma): printed `f32[3]{V:i}` and read as `manual_axis_type`.  `explicit_sharding`,
     when the value is split over Explicit mesh axes, is a NamedSharding over the abstract mesh
     naming only those axes: printed `f32[6@i]`, its spec read back by shard_map and
-    propagated through equations by parallel/typing.py.  Unlike JAX, types that differ only
+    propagated through equations by parallel/explicit.py.  Unlike JAX, types that differ only
     in these compare equal: pyjax checks varying axes once per body (vma.py) and lays results
     out by propagation, so control flow never rejects a program over them."""
 

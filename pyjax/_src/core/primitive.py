@@ -32,9 +32,9 @@ from pyjax._src.core.trace import trace_state
 #: Every primitive ever created, by name: the census of rules is taken from here.
 registry: dict[str, "Primitive"] = {}
 
-#: eager_layout(prim, args, params, run) -> the outputs of `run()` laid out over the mesh
-#: the arguments are laid out on, or None when no argument is (installed by
-#: parallel/eager_layout.py once a NamedSharding exists; JAX runs an eager op as a jit)
+#: eager_layout(prim, args, params) -> prim's eager outputs laid out over the mesh the
+#: arguments are laid out on, or None when no argument is (set by parallel/eager_layout.py
+#: while an Array placed by a NamedSharding lives; JAX runs an eager op as a jit)
 eager_layout: Callable | None = None
 
 

@@ -47,8 +47,8 @@ def fast_product(fun: Callable) -> Callable:
         if not kwargs and trace_state.trace is None:
             n = len(args)
             if ((n == 2 or n == 3 and type(args[0]) is str) and type(args[-1]) is ArrayImpl
-                    and type(args[-2]) is ArrayImpl and not primitive.lays_out(args[-1])
-                    and not primitive.lays_out(args[-2])):
+                    and type(args[-2]) is ArrayImpl and (primitive.eager_layout is None or not (
+                        primitive.lays_out(args[-1]) or primitive.lays_out(args[-2])))):
                 out = _product(fun, args)
                 if out is not None:
                     return out

@@ -920,7 +920,8 @@ def _eager_update(x: Any, index: Any, y: Any, ufunc: Any) -> ArrayImpl | None:
     """NumPy fast path of a scalar update of a concrete array at a basic index or at an
     integer index array into its first axis (None when it does not apply); same result as
     the scatter, which drops out-of-range windows and combines under flushing (fp_mode)."""
-    if type(x) is not ArrayImpl or trace_state.trace is not None or primitive.lays_out(x):
+    if type(x) is not ArrayImpl or trace_state.trace is not None or (
+            primitive.eager_layout is not None and primitive.lays_out(x)):
         return None
     buf = x._buf
     if ufunc in _NOT_FOR_BOOL and buf.dtype == dtypes.bool_:

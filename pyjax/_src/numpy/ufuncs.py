@@ -90,26 +90,11 @@ def _broadcast_arrays(*args: Any) -> list[Any]:
     full = {s for s in shapes if s}
     # scalars beside arrays of one shape: that shape, without NumPy's general rule
     result = full.pop() if len(full) == 1 else lax_extra.broadcast_shapes(*shapes)
-    sharding = broadcast_type_sharding(args, result) if staging.sharding_typing else None
+    sharding = None
+    if staging.sharding_typing is not None:  # (a mesh has an Explicit axis: types may split)
+        from pyjax._src.parallel.explicit import broadcast_sharding
+        sharding = broadcast_sharding(args, result)
     return [lax_extra.broadcast_to(a, result, sharding) for a in args]
-
-
-def broadcast_type_sharding(args: Any, shape: tuple) -> Any:
-    """The split over Explicit mesh axes of traced `args` broadcast together to `shape`
-    (JAX's broadcast_shardings: per axis, the first operand that splits it at full size)."""
-    from pyjax._src.parallel.explicit import type_sharding
-    typed = [(np.shape(a), a.aval.explicit_sharding) for a in args
-             if isinstance(a, Tracer) and getattr(a.aval, "explicit_sharding", None)]
-    if not typed:
-        return None
-    entries: list = [None] * len(shape)
-    for operand_shape, sharding in typed:
-        lead = len(shape) - len(operand_shape)
-        for i, entry in enumerate(sharding.spec.partitions):
-            if entry is not None and entries[lead + i] is None \
-                    and operand_shape[i] == shape[lead + i]:
-                entries[lead + i] = entry
-    return type_sharding(typed[0][1].mesh, tuple(entries))
 
 
 _PY_NUMBERS = frozenset((int, float, complex))

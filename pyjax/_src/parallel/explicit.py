@@ -13,7 +13,10 @@ import functools
 import types
 from typing import Any
 
+import numpy as np
+
 from pyjax._src.core.avals import ShapedArray
+from pyjax._src.core.trace import Tracer
 from pyjax._src.parallel import propagation
 from pyjax._src.parallel.sharding import NamedSharding, PartitionSpec
 from pyjax._src.transforms import staging
@@ -42,6 +45,24 @@ def of_sharding(sharding: Any, rank: int) -> NamedSharding | None:
     if type(sharding) is not NamedSharding or not rank:
         return None
     return type_sharding(sharding.mesh, propagation.spec_entries(sharding, rank))
+
+
+def broadcast_sharding(args: Any, shape: tuple) -> NamedSharding | None:
+    """The split over Explicit mesh axes of traced `args` broadcast together to `shape`
+    (JAX's broadcast_shardings, for jnp's broadcasting: per axis, the first operand that splits
+    it at full size)."""
+    typed = [(np.shape(a), a.aval.explicit_sharding) for a in args
+             if isinstance(a, Tracer) and getattr(a.aval, "explicit_sharding", None)]
+    if not typed:
+        return None
+    entries: list = [None] * len(shape)
+    for operand_shape, sharding in typed:
+        lead = len(shape) - len(operand_shape)
+        for i, entry in enumerate(sharding.spec.partitions):
+            if entry is not None and entries[lead + i] is None \
+                    and operand_shape[i] == shape[lead + i]:
+                entries[lead + i] = entry
+    return type_sharding(typed[0][1].mesh, tuple(entries))
 
 
 def _source_mesh(prim: Any, params: dict) -> Any:

@@ -1408,7 +1408,7 @@ def convert_element_type(operand: Any, new_dtype: Any, weak_type: bool = False) 
     new_dtype = dtypes.check_user_dtype(new_dtype, "convert_element_type")
     if isinstance(operand, Tracer) or (type(operand) is ArrayImpl and (
             trace_state.trace is not None and not operand.made_in_trace()
-            or primitive.lays_out(operand))):
+            or primitive.eager_layout is not None and primitive.lays_out(operand))):
         # a tracer, or an Array closed over by a traced function (a constvar: JAX stages
         # its conversion); Python and NumPy constants are converted at once
         if operand.aval.dtype == new_dtype and operand.aval.weak_type == weak_type:
