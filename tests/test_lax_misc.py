@@ -246,6 +246,19 @@ def test_tokens_and_sinks() -> None:
     assert lax.dce_sink(np.ones(2)) is None
 
 
+def test_tokens_pass_through_jit() -> None:
+    made = jax.jit(lambda x: (x + 1, lax.create_token()))
+    for _ in range(2):  # the traced call, then the cached one
+        value, tok = made(1.0)
+        assert type(tok).__name__ == "Token" and float(value) == 2.0
+    same = jax.jit(lambda t: t)
+    assert same(tok) is tok and same(tok) is tok
+    ordered, doubled = jax.jit(lambda t, x: (lax.after_all(t), x * 2))(tok, 3.0)
+    assert type(ordered).__name__ == "Token" and float(doubled) == 6.0
+    assert str(jax.make_jaxpr(lambda t: lax.after_all(t))(tok)) == (
+        "{ lambda ; a:Tok. let b:Tok = after_all a in (b,) }")
+
+
 def test_composite_runs_its_decomposition_and_rejects_tracer_attributes() -> None:
     twice = lax.composite(lambda x, *, k: x * k, name="my.scale")
     np.testing.assert_array_equal(twice(np.arange(3.0, dtype=np.float32), k=2.0), [0, 2, 4])

@@ -69,6 +69,13 @@ def cases(jax, jnp, lax, np):
         return got, old, jax.ref.freeze(r)
     add("ref_api", api, jnp.arange(3.0, dtype=jnp.float32))
     add("ref_scalar", lambda x: jax.new_ref(x)[()], 2.0)
+
+    def into_jit(x, k):
+        r = jax.new_ref(x)
+        jax.jit(lambda ref, k: ref.__setitem__(..., ref[...] * k))(r, k)
+        scaled = jax.jit(lambda ref: ref[1:] + 1.0)(r)
+        return jax.ref.freeze(r), scaled
+    add("ref_into_jit", into_jit, jnp.arange(3.0, dtype=jnp.float32), 2.0)
     add("ref_int_cast", lambda x: jax.ref.swap(jax.new_ref(x), 1, 7), jnp.arange(4))
 
     def bad_shape(x):

@@ -62,7 +62,7 @@ def make_caller(run: Callable, n_inputs: int, out_avals: Sequence[Any], out_tree
         namespace[f"A{j}"] = aval
         o, r = f"o{j}", f"r{j}"
         results.append(r)
-        dtype = aval.dtype
+        dtype = getattr(aval, "dtype", None)  # (tokens have none)
         if not isinstance(dtype, np.dtype) or aval.size * dtype.itemsize > dispatch._MEMORY_BYTES:
             lines.append(f"    {r} = wrap({o}, A{j})")
             continue

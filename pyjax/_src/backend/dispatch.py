@@ -121,8 +121,10 @@ _MEMORY_BYTES = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 def wrap(buf: Any, aval: ShapedArray) -> ArrayImpl:
     """Wrap an impl's result as an Array of exactly the abstract value's dtype.  A result
     bigger than memory (a broadcast, such as zeros((10**12,)), costs nothing here but could
-    never be materialised) fails at once with XLA's error, as in JAX."""
+    never be materialised) fails at once with XLA's error, as in JAX.  A token stays itself."""
     if type(buf) is not np.ndarray or buf.dtype != aval.dtype:
+        if not hasattr(aval, "dtype"):  # a token is its own value
+            return buf
         if not isinstance(aval.dtype, np.dtype):  # extended dtype (PRNG keys) over its buffer
             return aval.dtype.wrap_physical(buf)
         buf = np.asarray(buf, aval.dtype)

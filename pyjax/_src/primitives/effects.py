@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from pyjax._src.core.avals import pytype_aval_mappings
 from pyjax._src.core.primitive import Primitive
 from pyjax._src.primitives._rules import make_primitive
 from pyjax._src.transforms import ad
@@ -64,6 +65,9 @@ class Token:
 
     def block_until_ready(self) -> "Token":
         return self
+
+
+pytype_aval_mappings[Token] = lambda _: abstract_token  # (a jit argument, typed by it)
 
 
 def _token_eager(prim: Primitive, args: tuple, params: dict) -> Token:

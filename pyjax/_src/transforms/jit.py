@@ -26,7 +26,7 @@ from pyjax._src.backend.fp_mode import KEPT, SWITCHED, flush_off, flush_on, run_
 from pyjax._src.config import config, config_global as _GLOBAL_OPTIONS, config_local
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import Array, ArrayImpl
-from pyjax._src.core.avals import ShapedArray
+from pyjax._src.core.avals import ShapedArray, pytype_aval_mappings
 from pyjax._src.core.jaxpr import (
     ClosedJaxpr, Jaxpr, PrintContext, dce, eval_jaxpr, pp_eqn_standard)
 from pyjax._src.core.primitive import Primitive
@@ -239,6 +239,9 @@ def _leaf_signature(x: Any) -> Any:
         return (aval.shape, aval.dtype, aval.weak_type)
     if hasattr(x, "__jax_array__"):
         return _leaf_signature(x.__jax_array__())
+    to_aval = pytype_aval_mappings.get(t)
+    if to_aval is not None:  # references, tokens and hijax values: keyed by their type
+        return (to_aval(x),)
     raise TypeError(
         f"Error interpreting argument to jitted function as an abstract array. The problematic "
         f"value is of type {type(x)} and was passed as a dynamic argument. Only arrays, "
@@ -287,6 +290,8 @@ def _leaf_buffer(x: Any) -> np.ndarray:
         return x._buf
     if type(x) in dtypes.python_scalar_dtypes:
         return scalar_buffer(x)[0]
+    if type(x) in pytype_aval_mappings:  # a reference or token: the program takes it as is
+        return x
     return to_buffer(x)[0]
 
 
