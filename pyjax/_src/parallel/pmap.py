@@ -20,9 +20,8 @@ import threading
 from typing import Any, Callable, Sequence
 
 from pyjax._src import caches
-from pyjax._src.backend.dispatch import wrap
+from pyjax._src.backend.caller import make_caller
 from pyjax._src.backend.executor import compile_jaxpr
-from pyjax._src.backend.fp_mode import run_flushing
 from pyjax._src.config import config
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.trace import trace_state
@@ -34,7 +33,7 @@ from pyjax._src.parallel.mesh import Mesh, context_key as mesh_context_key
 from pyjax._src.parallel.sharding import NamedSharding, PartitionSpec, placed
 from pyjax._src.transforms.batching import _broadcast_prefix, vmap
 from pyjax._src.transforms.jit import _trace_options, jit
-from pyjax._src.tree_util import tree_flatten, tree_unflatten
+from pyjax._src.tree_util import _flat_tuple_treedef, tree_flatten, tree_unflatten
 
 PMAP_AXIS = "_internal_pmap_axis_name"
 _MEMO_LIMIT = 64  # argument / result structures remembered per pmapped function
@@ -126,30 +125,39 @@ def _fast_key(args: tuple) -> tuple | None:
 
 class _FastCall:
     """pmap's call for one set of argument types, made short: the jitted function's
-    executable on the arguments' buffers (its cached trace, `traced`), each result wrapped
-    and laid out as the first call laid it out (`shardings`, over `devices`)."""
+    executable on the arguments' buffers (its cached trace, `traced`), through a generated
+    caller that flushes subnormals and makes the Arrays (backend/caller.py), each result laid
+    out as the first call laid it out (`shardings`, over `devices`)."""
 
-    __slots__ = ("run", "out_avals", "out_tree", "shardings", "devices", "spans")
+    __slots__ = ("call", "out_tree", "shardings", "devices", "spans", "one")
 
     def __init__(self, traced: Any, shardings: list, devices: tuple, spans: bool):
-        self.run = compile_jaxpr(traced.jaxpr)
-        self.out_avals, self.out_tree = traced.jaxpr.out_avals, traced.out_tree
+        avals, self.out_tree = traced.jaxpr.out_avals, traced.out_tree
+        self.one = self.out_tree.node_data() is None and len(avals) == 1  # a single leaf
+        run = compile_jaxpr(traced.jaxpr).positional
+        self.call = make_caller(run, len(traced.jaxpr.in_avals), avals,
+                                self.out_tree if self.one else _flat_tuple_treedef(len(avals)))
         self.shardings, self.devices, self.spans = shardings, devices, spans
 
     def __call__(self, args: tuple) -> Any:
         try:
-            outs = run_flushing(self.run, [x._buf for x in args])
+            outs = self.call(*[x._buf for x in args])
         except Exception as e:  # the other processes would wait for this one's collectives
             if self.spans:
                 distributed.notify_failure(e)
             raise
-        results = []
-        for buf, aval, sharding in zip(outs, self.out_avals, self.shardings):
-            out = wrap(buf, aval)
-            if type(out) is ArrayImpl:  # laid out over the devices, as `placed` does
-                out._sharding, out._committed = sharding, True
-            results.append(out)
-        return tree_unflatten(self.out_tree, results)
+        if self.one:
+            return _lay_out(outs, self.shardings[0])
+        return tree_unflatten(self.out_tree, [_lay_out(out, sharding) for out, sharding
+                                              in zip(outs, self.shardings)])
+
+
+def _lay_out(out: Any, sharding: Any) -> Any:
+    """A result Array laid out over the devices as `placed` lays it out (tokens and arrays
+    of extended dtypes as they are)."""
+    if type(out) is ArrayImpl:
+        out._sharding, out._committed = sharding, True
+    return out
 
 
 class _Plan:
