@@ -704,3 +704,83 @@ def test_a_jit_only_traced_inside_another_is_not_compiled(monkeypatch):
     assert len(compiled) == 1
     inner(x)
     assert len(compiled) == 2
+
+
+# ---------------------------------------------------------------------------------------------
+# row groups: clusters that read a row's reductions back, run a few rows at a time
+# ---------------------------------------------------------------------------------------------
+
+def _plan_of(f, *args):
+    closed = passes.optimize(pyjax.jit(f).trace(*args).jaxpr)
+    steps = fusion.plan(closed.jaxpr)
+    return steps, fusion.row_groups(closed.jaxpr, steps)
+
+
+@pytest.mark.parametrize("name", ["softmax", "layernorm"])
+def test_row_group_spans_the_row_reductions_and_their_readers(name, monkeypatch):
+    """softmax's and layernorm's clusters (the row reductions, the per-row scalars between them,
+    the clusters reading them back) form one group over the rows."""
+    monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1 << 15)
+    f, args = CASES[name]
+    steps, groups = _plan_of(f, *args)
+    (group,) = groups
+    assert group.rows == (513,)
+    assert group.steps == [s for s in steps if type(s) is fusion.Cluster]
+    assert [tuple(v.aval.shape) for v in group.outputs] == [(513, 1027)]
+
+
+def test_row_group_needs_two_big_clusters_over_the_rows(monkeypatch):
+    """A lone row reduction, a reduction over leading axes, or clusters cut apart by a call
+    form no group."""
+    monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1 << 15)
+    assert _plan_of(lambda x: jnp.sum(jnp.exp(x), -1), _MAT)[1] == []
+    assert _plan_of(lambda x: x * jnp.sum(jnp.exp(x), 0), _MAT)[1] == []
+    cut = lambda x: x - jnp.sort(jnp.max(x, -1))[:, None]  # noqa: E731
+    assert _plan_of(cut, _MAT)[1] == []
+
+
+_GROUP_CASES = {"softmax": _softmax, "layernorm": _layernorm, "log_softmax": _log_softmax,
+                "two_reductions": _two_reductions}
+
+
+@needs_tier1
+@pytest.mark.parametrize("shape", [(513, 1027), (6, 7, 300), (40, 1)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(_GROUP_CASES))
+def test_row_group_kernel_has_the_clusters_bits(name, dtype, shape, monkeypatch):
+    """One native kernel running the whole group a few rows at a time returns the bits of its
+    clusters' kernels run one after the other (and tier 0's where float32 transcendentals,
+    XLA's code on both tiers, are all it computes)."""
+    f = _GROUP_CASES[name]
+    x = RNG.standard_normal(shape).astype(dtype)
+    with pyjax.enable_x64(dtype == np.float64):
+        t0 = _forced_all(f, (x,), native=False, monkeypatch=monkeypatch)
+        grouped = _forced_all(f, (x,), native=True, monkeypatch=monkeypatch)
+        monkeypatch.setattr(fusion, "row_groups", lambda jaxpr, steps: [])
+        apart = _forced_all(f, (x,), native=True, monkeypatch=monkeypatch)
+    for a, b, c in zip(t0, grouped, apart):
+        assert b.dtype == c.dtype and b.tobytes() == c.tobytes()
+        if dtype == np.float32:
+            assert a.tobytes() == b.tobytes()
+
+
+@needs_tier1
+def test_row_group_kernel_is_installed(monkeypatch):
+    """The group's function is replaced by its kernel, shown in the compiled text."""
+    monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1 << 15)
+    monkeypatch.setattr(tier1, "ENABLED", True)
+    pyjax.clear_caches()
+    try:
+        pyjax.config.update("jax_compile_sync", True)
+        compiled = pyjax.jit(_layernorm).lower(_MAT).compile()
+        kernel = compiled._run.kernels["group0"]
+        assert isinstance(kernel, tier1.Kernel)
+        assert compiled._run.positional.__globals__["group0"] is kernel
+        text = compiled.as_text()
+        assert "def group0(" in text and "; group0: tier 1" in text
+        (out,) = pyjax.tree.leaves(compiled(_MAT))
+    finally:
+        pyjax.config.update("jax_compile_sync", False)
+        pyjax.clear_caches()
+    (ref,) = _run(_layernorm, (_MAT,), fused=True, native=False, monkeypatch=monkeypatch)
+    assert np.asarray(out).tobytes() == ref.tobytes()

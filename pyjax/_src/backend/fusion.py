@@ -108,6 +108,23 @@ class Cluster:
 Step = Call | Cluster
 
 
+@dataclasses.dataclass
+class RowGroup:
+    """Consecutive clusters that work row by row over the same leading axes `rows`: a row's
+    reductions (layernorm's mean and variance, softmax's max and sum), the per-row values
+    computed from them, and the clusters reading those back over the row.  Tier 1 runs the
+    group a few rows at a time, every cluster in turn, so a row stays in cache from its first
+    cluster to its last instead of each cluster streaming the whole array from memory.
+
+    inputs: values the members read from outside the group (first-use order); outputs: member
+    values that later steps read or the program returns."""
+
+    steps: list[Cluster]
+    rows: tuple
+    inputs: list[Var] = dataclasses.field(default_factory=list)
+    outputs: list[Var] = dataclasses.field(default_factory=list)
+
+
 def _fusible(eqn: Eqn) -> bool:
     if eqn.primitive.multiple_results or has_effects(eqn) or len(eqn.outvars) != 1:
         return False
@@ -318,6 +335,92 @@ def _fill_boundaries(jaxpr: Jaxpr, steps: list[Step], owner: dict, producer_call
                         step.after = producer_call[a]
         step.outputs = [e.outvars[0] for e in step.eqns
                         if e.outvars[0] in read_outside and e not in step.recomputed]
+
+
+def row_groups(jaxpr: Jaxpr, steps: list[Step]) -> list[RowGroup]:
+    """The row groups among `steps`: each starts at a cluster reducing trailing axes (its
+    leading axes are the rows) and takes the clusters after it while they iterate over those
+    rows and read the group's values row by row; a group holds at least two clusters of
+    tier 0's blockwise size (else there is no pass over memory to save)."""
+    from pyjax._src.backend import tier0  # (it builds on this module)
+    groups = []
+    i = 0
+    while i < len(steps):
+        rows = _row_axes(steps[i])
+        if rows is None:
+            i += 1
+            continue
+        members = [steps[i]]
+        produced = set(steps[i].outputs)
+        for step in steps[i + 1:]:
+            if not _joins_rows(step, rows, produced):
+                break
+            members.append(step)
+            produced.update(step.outputs)
+        if sum(m.size >= tier0.BLOCKWISE_MIN for m in members) >= 2:
+            groups.append(_group_boundaries(jaxpr, steps, members, rows))
+            i += len(members)
+        else:
+            i += 1
+    return groups
+
+
+def _row_axes(step: Step) -> tuple | None:
+    """The leading axes of a cluster reducing its trailing axes (at least two rows), else
+    None."""
+    if type(step) is not Cluster or step.reduction is None:
+        return None
+    n = len(step.shape)
+    axes = sorted(step.reduction.params["axes"])
+    k = n - len(axes)
+    if axes != list(range(k, n)) or math.prod(step.shape[:k]) < 2:
+        return None
+    return tuple(step.shape[:k])
+
+
+def _joins_rows(step: Step, rows: tuple, produced: set) -> bool:
+    """Whether `step` is a cluster over `rows` (reducing only axes after them, no transposed
+    operands) that reads the values the group produced (`produced`) row by row."""
+    k = len(rows)
+    if type(step) is not Cluster or tuple(step.shape[:k]) != rows:
+        return False
+    if step.reduction is not None:
+        axes = sorted(step.reduction.params["axes"])
+        if axes != list(range(len(step.shape) - len(axes), len(step.shape))) or axes[0] < k:
+            return False
+    for e in step.eqns:
+        if e.primitive.name == "transpose":
+            return False
+        read = [a for a in e.invars if type(a) is Var and a in produced]
+        if not read:
+            continue
+        if e.primitive.name == "broadcast_in_dim":
+            dims = tuple(e.params["broadcast_dimensions"])
+            if dims[:k] != tuple(range(k)) or tuple(read[0].aval.shape[:k]) != rows:
+                return False
+        elif any(tuple(a.aval.shape[:k]) != rows for a in read):
+            return False
+    return True
+
+
+def _group_boundaries(jaxpr: Jaxpr, steps: list[Step], members: list[Cluster], rows: tuple
+                      ) -> RowGroup:
+    """The group of `members` with its inputs and outputs."""
+    group = RowGroup(list(members), rows)
+    produced: set = set()
+    for m in members:
+        for a in m.inputs:
+            if a not in produced and a not in group.inputs:
+                group.inputs.append(a)
+        produced.update(m.outputs)
+    inside = {id(m) for m in members}
+    read_after = {v for v in jaxpr.outvars if type(v) is Var}
+    for step in steps:
+        if id(step) not in inside:
+            eqns = [step.eqn] if type(step) is Call else step.eqns
+            read_after.update(a for e in eqns for a in e.invars if type(a) is Var)
+    group.outputs = [v for m in members for v in m.outputs if v in read_after]
+    return group
 
 
 def describe(steps: list[Step], names: dict) -> str:

@@ -43,6 +43,8 @@ class Program:
     namespace: dict
     clusters: dict[str, fusion.Cluster]
     names: dict
+    # row groups (fusion.row_groups), by the name of the function running their steps
+    groups: dict[str, fusion.RowGroup] = dataclasses.field(default_factory=dict)
 
 
 def blockwise(cluster: fusion.Cluster) -> bool:
@@ -143,34 +145,62 @@ def generate(closed: ClosedJaxpr, steps: list[fusion.Step] | None = None) -> Pro
             lines += _checks([arg], [var], src)
     clusters: dict[str, fusion.Cluster] = {}
     functions: list[str] = []
-    for k, step in enumerate(steps):
+    groups: dict[str, fusion.RowGroup] = {}
+    group_at = {id(g.steps[0]): g for g in fusion.row_groups(jaxpr, steps)}
+    inside = {id(s) for g in group_at.values() for s in g.steps}
+    dead: list = []
+
+    def step_lines(step: fusion.Step) -> list[str]:
+        """The lines running one step (a blockwise cluster's function is generated too)."""
         if type(step) is fusion.Cluster and blockwise(step):
-            if step.outputs:  # (one whose values nothing reads is dead, and pure: not run)
-                fname = f"cluster{len(clusters)}"
-                clusters[fname] = step
-                outs = [f"v{step.members[0][0]}_{fname}_{j}" for j in range(len(step.outputs))]
-                names.update(zip(step.outputs, outs))
-                functions.append(_cluster_source(fname, step, src))
-                call = f"{fname}({', '.join(ref(a) for a in step.inputs)})"
-                ops = " ".join(e.primitive.name for e in step.eqns)
-                lines.append(f"    {', '.join(outs)}{',' if len(outs) == 1 else ''} = {call}"
-                             f"  # {ops}")
-                read = [(o, v) for o, v in zip(outs, step.outputs) if v in arrays]
-                if read:  # (a rank-0 result may be a NumPy scalar)
-                    lines += _checks([o for o, _ in read], [v for _, v in read], src)
-        else:
-            members = [(step.index, step.eqn)] if type(step) is fusion.Call else step.members
-            for i, eqn in members:
-                lines += _eqn_lines(i, eqn, names, ref, src, specials.get(eqn), arrays)
-        dead = [names[v] for v in last_use.get(k, ()) if v in names]
-        if dead:  # free temporaries at once: big buffers then recycle instead of page-faulting
+            if not step.outputs:  # (one whose values nothing reads is dead, and pure: not run)
+                return []
+            fname = f"cluster{len(clusters)}"
+            clusters[fname] = step
+            outs = [f"v{step.members[0][0]}_{fname}_{j}" for j in range(len(step.outputs))]
+            names.update(zip(step.outputs, outs))
+            functions.append(_cluster_source(fname, step, src))
+            call = f"{fname}({', '.join(ref(a) for a in step.inputs)})"
+            ops = " ".join(e.primitive.name for e in step.eqns)
+            out = [f"    {', '.join(outs)}{',' if len(outs) == 1 else ''} = {call}  # {ops}"]
+            read = [(o, v) for o, v in zip(outs, step.outputs) if v in arrays]
+            if read:  # (a rank-0 result may be a NumPy scalar)
+                out += _checks([o for o, _ in read], [v for _, v in read], src)
+            return out
+        out = []
+        members = [(step.index, step.eqn)] if type(step) is fusion.Call else step.members
+        for i, eqn in members:
+            out += _eqn_lines(i, eqn, names, ref, src, specials.get(eqn), arrays)
+        return out
+
+    for k, step in enumerate(steps):
+        group = group_at.get(id(step))
+        if group is not None:  # its steps run in a function of their own (tier 1's to replace)
+            gname = f"group{len(groups)}"
+            groups[gname] = group
+            params = [ref(a) for a in group.inputs]
+            body = [line for s in group.steps for line in step_lines(s)]
+            outs = [names[v] for v in group.outputs]
+            result = f"{', '.join(outs)}{',' if len(outs) == 1 else ''}"
+            functions.append("\n".join([f"def {gname}({', '.join(params)}):", *body,
+                                         f"    return {result}"]))
+            lines.append(f"    {result} = {gname}({', '.join(params)})  # row group")
+            visible = set(params) | set(outs)
+        elif id(step) not in inside:
+            lines += step_lines(step)
+            visible = None
+        dead += [names[v] for v in last_use.get(k, ()) if v in names
+                 and (visible is None or names[v] in visible)]
+        if dead and (k + 1 == len(steps) or id(steps[k + 1]) not in inside):
+            # free temporaries at once: big buffers then recycle instead of page-faulting
             lines.append(f"    del {', '.join(dead)}")
+            dead = []
     lines.append(f"    return [{', '.join(ref(v) for v in jaxpr.outvars)}]")
     source = "\n".join(lines)
     plan_text = fusion.describe(steps, names)
     full = "\n\n".join([source, *functions] + ([plan_text] if plan_text else []))
     exec(compile(full, f"<jaxpr {id(jaxpr):x}>", "exec"), src.namespace)
-    return Program(src.namespace["run"], full, src.namespace, clusters, names)
+    return Program(src.namespace["run"], full, src.namespace, clusters, names, groups)
 
 
 def _specials(steps: list[fusion.Step]) -> dict:

@@ -67,6 +67,62 @@ class Kernel:
         return tuple(outs)
 
 
+class GroupKernel(Kernel):
+    """A row group's kernel (codegen.group_ir), callable exactly like tier 0's function for
+    the group: its inputs in, its outputs out.  The values its members pass each other get
+    buffers of their own, like any member output."""
+
+    def __init__(self, group: Any, members: list, ir: str, layouts: list) -> None:
+        self.ir = ir
+        self.rows = math.prod(group.rows)
+        self.cols = max(math.prod(m.shape[len(group.rows):]) for m in members)
+        self.buffers: list[tuple] = []  # (shape, dtype) of every member output
+        made: dict[Any, int] = {}  # member output -> its buffer
+        self.sources: list[tuple[bool, int]] = []  # per pointer: (a group input?, index)
+        for member, layout in zip(members, layouts):
+            for i, _ in layout.inputs:
+                a = member.inputs[i]
+                self.sources.append((False, made[a]) if a in made
+                                    else (True, group.inputs.index(a)))
+            for v in layout.outputs:
+                made[v] = len(self.buffers)
+                self.buffers.append((tuple(v.aval.shape), np.dtype(v.aval.dtype)))
+                self.sources.append((False, made[v]))
+        self.inputs = sorted({(i, np.dtype(group.inputs[i].aval.dtype))
+                              for is_input, i in self.sources if is_input})
+        self.results = [made[v] for v in group.outputs]
+        self.n = len(self.sources)
+        self.fn = None
+        self.fallback = None
+
+    def __call__(self, *args: Any) -> tuple:
+        keep = {}
+        for i, dtype in self.inputs:
+            x = np.asarray(args[i])
+            if not x.flags.c_contiguous or x.dtype != dtype:  # a broadcast or strided view:
+                return self.fallback(*args)  # tier 0 reads it without copying
+            keep[i] = x
+        made = [np.empty(shape, dtype) for shape, dtype in self.buffers]
+        pointers = (ctypes.c_void_p * self.n)(*[
+            data_pointer(keep[i] if is_input else made[i]) for is_input, i in self.sources])
+        self.fn(self.rows, self.cols, pointers)
+        return tuple(made[j] for j in self.results)
+
+
+def build_group(group: Any) -> GroupKernel | str:
+    """The (not yet compiled) kernel of a row group (fusion.RowGroup), or why there is none
+    (its function then runs each member's own kernel)."""
+    why = reason()
+    if why is not None:
+        return why
+    members = [m for m in group.steps if m.outputs]  # (a dead member is never run)
+    try:
+        ir, layouts = codegen.group_ir(members, len(group.rows), engine.isa())
+    except Unsupported as e:
+        return str(e)
+    return GroupKernel(group, members, ir, layouts)
+
+
 def build(cluster: Any) -> Kernel | str:
     """The (not yet compiled) kernel of `cluster`, or why there is none."""
     why = reason()
@@ -86,6 +142,8 @@ def attach(program: Any, sync: bool) -> dict[str, Kernel | str]:
     kernels: dict[str, Kernel | str] = {}
     for fname, cluster in program.clusters.items():
         kernels[fname] = build(cluster)
+    for fname, group in program.groups.items():
+        kernels[fname] = build_group(group)
     missing = engine.unavailable() if ENABLED else None
     if missing is not None and program.clusters and not _warned:
         _warned = True

@@ -144,9 +144,10 @@ def _uses(cluster: Any) -> list[tuple[Any, tuple]]:
     return uses
 
 
-def _split(cluster: Any) -> tuple[int, bool]:
+def _split(cluster: Any, rows: int | None = None) -> tuple[int, bool]:
     """(k, leading): where the shape splits into rows and columns, and whether the reduction
-    folds the rows (leading axes, one total per column) instead of each row's columns."""
+    folds the rows (leading axes, one total per column) instead of each row's columns; a row
+    group's member splits after its `rows` leading axes."""
     n = len(cluster.shape)
     red = cluster.reduction
     uses = _uses(cluster)
@@ -167,6 +168,10 @@ def _split(cluster: Any) -> tuple[int, bool]:
     if any(e.primitive.name == "transpose" for e in cluster.eqns):
         # a transposed operand is gathered along a row's columns: the last axis alone
         candidates = [k for k in candidates if k == n - 1]
+    if rows is not None:
+        if leading or rows not in candidates:
+            raise Unsupported("a group member that does not split after the group's rows")
+        candidates = [rows]
     for k in candidates:
         if all(_kind(shape, cluster.shape, k) for _, shape in uses):
             return k, leading
@@ -474,8 +479,9 @@ def _pairwise_ir(dt: np.dtype) -> str:
     size = _SIZE[dt]
     lanes = [f"%r{i}" for i in range(8)]
     pick = [f"  %r{i} = extractelement {v} %acc, i32 {i}" for i in range(8)]
+    fn = f"@pairwise.{_mt(dt)}"
     return "\n".join([
-        f"define internal {t} @pairwise(ptr %a, i64 %n) {{",
+        f"define internal {t} {fn}(ptr %a, i64 %n) {{",
         "entry:",
         "  %small = icmp slt i64 %n, 8",
         "  br i1 %small, label %seq, label %mid",
@@ -500,8 +506,8 @@ def _pairwise_ir(dt: np.dtype) -> str:
         "  %n2 = and i64 %half, -8",
         "  %rest = sub i64 %n, %n2",
         f"  %hi = getelementptr {t}, ptr %a, i64 %n2",
-        f"  %lo_sum = call {t} @pairwise(ptr %a, i64 %n2)",
-        f"  %hi_sum = call {t} @pairwise(ptr %hi, i64 %rest)",
+        f"  %lo_sum = call {t} {fn}(ptr %a, i64 %n2)",
+        f"  %hi_sum = call {t} {fn}(ptr %hi, i64 %rest)",
         f"  %both = fadd {t} %lo_sum, %hi_sum",
         f"  ret {t} %both",
         "block:",
@@ -562,8 +568,69 @@ def unrolled(isa: Isa) -> Isa:
 
 def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
     """The LLVM module text of `cluster`'s kernel and how to call it."""
+    decls: set = set()
+    body = _body_ir(cluster, isa, decls, "body")
+    extra = [_pairwise_ir(body.pairwise), ""] if body.pairwise is not None else []
+    entry = _parallel_ir(isa, body.split, body.partial, decls) if isa.parallel else _SERIAL
+    return "\n".join(sorted(decls) + [""] + extra + body.lines + [""] + entry) + "\n", \
+        body.layout
+
+
+#: elements of its widest member's rows a row group runs through all its members before the
+#: next rows (their stretch of every array the members touch stays in the first cache levels)
+GROUP_BLOCK = 4096
+
+
+def group_ir(members: list, rows: int, isa: Isa) -> tuple[str, list[Layout]]:
+    """The module of a row group's kernel (fusion.RowGroup: clusters over the same `rows`
+    leading axes) and each member's layout.  Its body runs every member's body in turn on a
+    block of rows, then the next block; `kernel(R, C, args)` shares the rows out among threads
+    as a cluster's kernel does (C: the widest member's columns, for the grain).  `args` holds
+    each member's pointers in turn, in its layout's order."""
+    decls: set = {"declare i64 @llvm.umin.i64(i64, i64)"}
+    bodies = [_body_ir(m, isa, decls, f"body{i}", rows) for i, m in enumerate(members)]
+    widths = [math.prod(m.shape[rows:]) for m in members]
+    block = max(1, GROUP_BLOCK // max(widths))
+    fn = [_BODY % "body", "entry:"]
+    offset = 0
+    for i, body in enumerate(bodies):
+        fn.append(f"  %a{i} = getelementptr ptr, ptr %args, i64 {offset}")
+        offset += len(body.layout.inputs) + len(body.layout.outputs)
+    fn += ["  %any = icmp slt i64 %rlo, %rhi",
+           "  br i1 %any, label %block, label %exit",
+           "block:",
+           "  %lo = phi i64 [%rlo, %entry], [%hi, %block]",
+           f"  %end = add i64 %lo, {block}",
+           "  %hi = call i64 @llvm.umin.i64(i64 %end, i64 %rhi)"]
+    fn += [f"  call void @body{i}(i64 {c}, ptr %a{i}, i64 %lo, i64 %hi, i64 0, i64 {c}, ptr null)"
+           for i, c in enumerate(widths)]
+    fn += ["  %more = icmp slt i64 %hi, %rhi",
+           "  br i1 %more, label %block, label %exit",
+           "exit:", "  ret void", "}"]
+    summed = {body.pairwise.str: body.pairwise for body in bodies if body.pairwise is not None}
+    extra = [line for dt in summed.values() for line in (_pairwise_ir(dt), "")]
+    entry = _parallel_ir(isa, "rows", None, decls) if isa.parallel else _SERIAL
+    functions = [line for body in bodies for line in (*body.lines, "")]
+    text = "\n".join(sorted(decls) + [""] + extra + functions + fn + [""] + entry) + "\n"
+    return text, [body.layout for body in bodies]
+
+
+@dataclasses.dataclass
+class _Body:
+    """A cluster's loop nest over a range of rows and columns, as an LLVM function."""
+
+    lines: list[str]
+    layout: Layout
+    pairwise: np.dtype | None  # the dtype whose pairwise sum it calls
+    split: str                 # what its kernel may cut among threads (_parallel_ir)
+    partial: tuple | None      # a one-row total's accumulator (_parallel_ir)
+
+
+def _body_ir(cluster: Any, isa: Isa, decls: set, name: str, rows: int | None = None) -> _Body:
+    """`cluster`'s body function @name (signature _BODY's), adding what it declares to
+    `decls`; `rows`: the split of a row group's member."""
     _check_types(cluster)
-    k, leading = _split(cluster)
+    k, leading = _split(cluster, rows)
     shape = cluster.shape
     red = cluster.reduction
     # a sum along rows shorter than LONG: each row's terms go to a scratch row, then are summed
@@ -574,7 +641,6 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
     if red is None or pairwise:  # (a pairwise sum's order is the scratch row's, not the lanes')
         isa = unrolled(isa)
     w = isa.lanes
-    decls: set = set()
     # each value a step loads: a cluster input (FULL/ROW/COL/SCALAR by how it broadcasts) or a
     # transpose member's result (TRANS: its operand, an input, read across)
     kinds: dict[Any, str] = {}
@@ -805,7 +871,7 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
     if pairwise:
         dt = np.dtype(red.outvars[0].aval.dtype)
         j = len(pointer_inputs) + outputs.index(red.outvars[0])
-        done += [f"  %pw = call {_LLVM[dt]} @pairwise(ptr %scratch, i64 %C)",
+        done += [f"  %pw = call {_LLVM[dt]} @pairwise.{_mt(dt)}(ptr %scratch, i64 %C)",
                  # NumPy adds the row's sum to the identity (so a sum of -0.0 is +0.0)
                  f"  %tot = fadd {_LLVM[dt]} {_const(0.0, dt)}, %pw",
                  f"  %ra = getelementptr {_LLVM[dt]}, ptr %p{j}, i64 %r",
@@ -819,11 +885,11 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
         blocks = _column_blocks(isa, decls, acc_dt, acc_t, acc_init,
                                 np.dtype(red.outvars[0].aval.dtype), f"%p{out}")
         body_blocks = [*row, *vec, *vbody, *rowend]
-        fn = [_BODY, *head, *blocks[0], *body_blocks, *blocks[1], "exit:", "  ret void", "}"]
+        fn = [_BODY % name, *head, *blocks[0], *body_blocks, *blocks[1], "exit:", "  ret void",
+              "}"]
     else:
-        fn = [_BODY, *head, *row, *vec, *vbody, *done, *rowend,
+        fn = [_BODY % name, *head, *row, *vec, *vbody, *done, *rowend,
               "exit:", "  ret void", "}"]
-    extra = [_pairwise_ir(np.dtype(red.invars[0].aval.dtype)), ""] if pairwise else []
     if red is None:
         split = "any"
     elif leading:
@@ -836,14 +902,14 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
     if split == "one row":
         j = len(pointer_inputs) + outputs.index(red.outvars[0])
         partial = (acc_dt, combine, identity, np.dtype(red.outvars[0].aval.dtype), j)
-    entry = _parallel_ir(isa, split, partial, decls) if isa.parallel else _SERIAL
-    return "\n".join(sorted(decls) + [""] + extra + fn + [""] + entry) + "\n", layout
+    summed = np.dtype(red.invars[0].aval.dtype) if pairwise else None
+    return _Body(fn, layout, summed, split, partial)
 
 
 #: the loop nest over rows [rlo, rhi) and columns [clo, chi) of a C-column shape; the total
 #: of a share of one row's columns goes to `part` (else the row's total to the output)
-_BODY = ("define internal void @body(i64 %C, ptr noalias %args, i64 %rlo, i64 %rhi, i64 %clo, "
-         "i64 %chi, ptr %part) noinline {")
+_BODY = ("define internal void @%s(i64 %%C, ptr noalias %%args, i64 %%rlo, i64 %%rhi, "
+         "i64 %%clo, i64 %%chi, ptr %%part) noinline {")
 _SERIAL = ["define void @kernel(i64 %R, i64 %C, ptr noalias %args) {",
            "entry:",
            "  call void @body(i64 %C, ptr %args, i64 0, i64 %R, i64 0, i64 %C, ptr null)",
