@@ -128,3 +128,51 @@ def test_repeated_calls_take_the_short_path_with_the_same_results():
     assert proc.returncode == 0, proc.stderr
     for name, checks in json.loads(proc.stdout).items():
         assert checks == {"same": True, "short": True, "unjitted": True, "wider": True}, name
+
+
+OPTIONS_SCRIPT = """
+import json
+import pyjax as jax, pyjax.numpy as jnp
+from pyjax import lax
+runs = [0]
+def body(v):
+    runs[0] += 1
+    return lax.psum(v, "i")
+f = jax.pmap(body, "i")
+x = jax.pmap(lambda v: v, "i")(jnp.arange(8.0).reshape(4, 2))
+f(x), f(x)
+out = {}
+def body_runs(call):
+    before = runs[0]
+    call()
+    return runs[0] - before
+out["short"] = body_runs(lambda: f(x))
+jax.config.update("jax_disable_jit", True)
+out["global_disable_jit"] = body_runs(lambda: f(x))
+jax.config.update("jax_disable_jit", False)
+with jax.disable_jit():
+    out["local_disable_jit"] = body_runs(lambda: f(x))
+jax.config.update("jax_enable_x64", True)
+out["x64_retraces"] = body_runs(lambda: f(x))
+jax.config.update("jax_enable_x64", False)
+out["back"] = body_runs(lambda: f(x))
+try:
+    with jax.no_execution():
+        f(x)
+    out["no_execution"] = "ran"
+except RuntimeError:
+    out["no_execution"] = "RuntimeError"
+print(json.dumps(out))
+"""
+
+
+def test_the_short_path_follows_global_and_thread_options():
+    """Options set for the process (config.update) or for this thread (context managers) are
+    honoured by the short call: disable_jit runs the body, x64 retraces, no_execution raises."""
+    env = dict(os.environ, PYJAX_NUM_CPU_DEVICES="4")
+    proc = subprocess.run([sys.executable, "-c", OPTIONS_SCRIPT], env=env, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == {"short": 0, "global_disable_jit": 1,
+                                       "local_disable_jit": 1, "x64_retraces": 1, "back": 0,
+                                       "no_execution": "RuntimeError"}

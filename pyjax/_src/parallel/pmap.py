@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 from pyjax._src import caches
 from pyjax._src.backend.caller import make_caller
 from pyjax._src.backend.executor import compile_jaxpr
-from pyjax._src.config import config
+from pyjax._src.config import config, config_global as _GLOBAL_OPTIONS, config_local
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.trace import trace_state
 from pyjax._src.parallel.collectives import mark_device_axis
@@ -32,7 +32,7 @@ from pyjax._src.parallel.devices import process_count
 from pyjax._src.parallel.mesh import Mesh, context_key as mesh_context_key
 from pyjax._src.parallel.sharding import NamedSharding, PartitionSpec, placed
 from pyjax._src.transforms.batching import _broadcast_prefix, vmap
-from pyjax._src.transforms.jit import _trace_options, jit
+from pyjax._src.transforms.jit import jit
 from pyjax._src.tree_util import _flat_tuple_treedef, tree_flatten, tree_unflatten
 
 PMAP_AXIS = "_internal_pmap_axis_name"
@@ -110,11 +110,22 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
 def _fast_key(args: tuple) -> tuple | None:
     """The key of the short call for these arguments: the trace options and each argument's
     type, when all are Arrays and nothing asks for the general path (a trace in progress,
-    disable_jit, no_execution, a mesh in context); else None."""
-    if trace_state.trace is not None or config.disable_jit or config.no_execution \
-            or mesh_context_key():
+    disable_jit, no_execution, a mesh in context); else None.  Under the process-wide options
+    (no thread overrides one) they are read from their table and keyed by number, as jit's
+    common call does."""
+    if trace_state.trace is not None:
         return None
-    key = [_trace_options()]
+    if config_local.values:
+        if config.disable_jit or config.no_execution:
+            return None
+        options = config.trace_key()
+    elif _GLOBAL_OPTIONS["disable_jit"] or _GLOBAL_OPTIONS["no_execution"]:
+        return None
+    else:
+        options = config.global_trace_number
+    if mesh_context_key():
+        return None
+    key = [options]
     for x in args:
         if type(x) is not ArrayImpl:
             return None
