@@ -63,6 +63,17 @@ _OPTIONS: dict[str, tuple[str, Any]] = {
     "jax2tf_associative_scan_reductions": ("jax2tf_associative_scan_reductions", False),
     # pyjax's own: compile tier 1 kernels before the first call instead of in the background
     "jax_compile_sync": ("compile_sync", False),
+    # False: lax.reduce_sum of float16/bfloat16 operands is an error (primitives/reductions.py)
+    "jax_allow_f16_reductions": ("allow_f16_reductions", True),
+    # False: a shard_map body under check_vma gets no implicit pvary where operands' varying
+    # axes differ, but JAX's error (parallel/vma.py)
+    "jax_auto_pcast": ("auto_pcast", True),
+    # what happens when the cyclic garbage collector, not reference counting, frees an Array:
+    # None/"allow" nothing, "log" an error logged, "fatal" the process aborts (gc_guard.py)
+    "jax_array_garbage_collection_guard": ("array_garbage_collection_guard", None),
+    # True: a multi-process collective called from a thread other than the one that set the
+    # guard is an error (thread_guard.py)
+    "jax_thread_guard": ("thread_guard", False),
 }
 
 
@@ -80,7 +91,8 @@ _OPTIONS["jax_legacy_prng_key"] = ("legacy_prng_key", LegacyPrngKeyState.ALLOW)
 _TRACE_OPTIONS = ("x64", "numpy_rank_promotion", "numpy_dtype_promotion",
                   "default_matmul_precision", "default_prng_impl", "threefry_partitionable",
                   "eager_constant_folding", "debug_nans", "debug_infs", "softmax_custom_jvp",
-                  "no_tracing", "default_device", "debug_key_reuse")
+                  "no_tracing", "default_device", "debug_key_reuse", "allow_f16_reductions",
+                  "auto_pcast")
 
 #: options whose value must be one of a few strings
 _ENUM_CHOICES = {"numpy_rank_promotion": ("allow", "warn", "raise")}
@@ -90,13 +102,32 @@ _TRANSFER_GUARD_LEVELS = ("allow", "log", "disallow", "log_explicit", "disallow_
 _OPTIONAL_ENUM_CHOICES = {attr: _TRANSFER_GUARD_LEVELS for attr in (
     "transfer_guard", "transfer_guard_host_to_device", "transfer_guard_device_to_host",
     "transfer_guard_device_to_device")}
+_OPTIONAL_ENUM_CHOICES["array_garbage_collection_guard"] = ("allow", "log", "fatal")
 
 _BOOL_OPTIONS = frozenset(
     ("x64", "disable_jit", "debug_nans", "debug_infs", "enable_checks", "eager_constant_folding",
      "threefry_partitionable", "explain_cache_misses", "check_tracer_leaks",
      "enable_custom_prng", "debug_key_reuse", "enable_compilation_cache",
      "raise_persistent_cache_errors", "no_tracing", "no_execution", "compile_sync",
-     "jax2tf_associative_scan_reductions"))
+     "jax2tf_associative_scan_reductions", "allow_f16_reductions", "auto_pcast",
+     "thread_guard"))
+
+
+#: attribute -> hook(old, new, local) called when an option's stored value changes: the global
+#: value (local False), or this thread's override (local True; `_UNSET` for none)
+_HOOKS: dict[str, Any] = {}
+
+
+def _hook_in(module: str) -> Any:
+    """A hook that is `module`'s `on_change`, imported when the option first changes."""
+    def hook(old: Any, new: Any, local: bool) -> None:
+        import importlib
+        importlib.import_module(module).on_change(old, new, local)
+    return hook
+
+
+_HOOKS["array_garbage_collection_guard"] = _hook_in("pyjax._src.gc_guard")
+_HOOKS["thread_guard"] = _hook_in("pyjax._src.thread_guard")
 
 
 class _Overrides(threading.local):
@@ -165,7 +196,11 @@ class Config:
     def update(self, name: str, value: Any) -> None:
         """Set option `name` (e.g. "jax_enable_x64") to `value`, for every thread."""
         attr, value = _validated(name, value)
+        old = self._global[attr]
         self._global[attr] = value
+        hook = _HOOKS.get(attr)
+        if hook is not None:
+            hook(old, value, False)
         if attr == "transfer_guard":  # JAX's all-directions option sets each direction
             for direction in _TRANSFER_DIRECTIONS:
                 self._global[f"transfer_guard_{direction}"] = value
@@ -223,14 +258,21 @@ class Config:
         overrides = self._local.values
         previous = overrides.get(attr, _UNSET)
         overrides[attr] = value
+        hook = _HOOKS.get(attr)
+        if hook is not None:
+            hook(previous, value, True)
         return attr, previous
 
     def _restore(self, token: Any) -> None:
         attr, previous = token
+        current = self._local.values.get(attr, _UNSET)
         if previous is _UNSET:
             self._local.values.pop(attr, None)
         else:
             self._local.values[attr] = previous
+        hook = _HOOKS.get(attr)
+        if hook is not None:
+            hook(current, previous, True)
 
     def __getattr__(self, name: str) -> Any:
         # `config.jax_enable_x64` reads like JAX's config object.
@@ -409,6 +451,20 @@ transfer_guard_host_to_device = State("jax_transfer_guard_host_to_device")
 transfer_guard_device_to_host = State("jax_transfer_guard_device_to_host")
 transfer_guard_device_to_device = State("jax_transfer_guard_device_to_device")
 jax2tf_associative_scan_reductions = State("jax2tf_associative_scan_reductions", True)
+allow_f16_reductions = State("jax_allow_f16_reductions", True)
+auto_pcast = State("jax_auto_pcast", True)
+array_garbage_collection_guard = State("jax_array_garbage_collection_guard")
+thread_guard = State("jax_thread_guard", True)
+
+
+def add_trace_option(attr: str, default: Any) -> None:
+    """A new option `attr` (no JAX name) whose value keys trace caches like the
+    `_TRACE_OPTIONS` (`jax.make_user_context`); set through `config_global` and
+    `config_local.values`."""
+    global _TRACE_OPTIONS
+    config_global[attr] = default
+    _TRACE_OPTIONS = (*_TRACE_OPTIONS, attr)
+    config._new_global_trace_key()
 
 
 @contextlib.contextmanager

@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from pyjax._src import thread_guard
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.primitive import Primitive
 from pyjax._src.transforms import ad
@@ -209,7 +210,11 @@ def _routes(perm: tuple, local: int, me: int) -> tuple[tuple, tuple, tuple, bool
 
 def _effectful(name: str, impl: Any, abstract: Any) -> Primitive:
     prim = Primitive(name)
-    prim.impl = impl
+
+    def guarded(*args: Any, **params: Any) -> Any:
+        thread_guard.check()  # jax.thread_guard: only the guarding thread may cross processes
+        return impl(*args, **params)
+    prim.impl = guarded
     prim.abstract_eval = abstract
     prim.effectful = True
     return prim

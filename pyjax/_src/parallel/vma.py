@@ -130,6 +130,12 @@ def _casts_operands(prim: Any, params: dict) -> bool:
         isinstance(v, ClosedJaxpr) for v in params.values()) and prim.name != "pvary"
 
 
+def _auto_pcast() -> bool:
+    """jax.auto_pcast: whether operands varying over fewer axes get an implicit pvary."""
+    from pyjax._src.config import config
+    return config.auto_pcast
+
+
 def _type_equation(trace: Any, prim: Any, atoms: list, params: dict, out: Any, *,
                    order: tuple) -> tuple[list, Any]:
     """The staged equation's operands (pvary'd to the axes the others vary over, as JAX
@@ -138,6 +144,11 @@ def _type_equation(trace: Any, prim: Any, atoms: list, params: dict, out: Any, *
     ins = [frozenset(getattr(a.aval, "vma", ())) for a in atoms]  # (tokens, refs: none)
     union = frozenset().union(*ins)
     if union and len(atoms) > 1 and _casts_operands(prim, params):
+        if any(v != union for v in ins) and not _auto_pcast():
+            raise ValueError(
+                f"Primitive {prim.name} requires varying manual axes to match, but got "
+                f"{ins}. Please open an issue at https://github.com/jax-ml/jax/issues and as "
+                "a temporary workaround pass the check_vma=False argument to `jax.shard_map`")
         cast = []
         for a, v in zip(atoms, ins):
             if v != union and hasattr(a.aval, "vma"):

@@ -224,6 +224,22 @@ def _counted(every: bool, size: int, shape: tuple) -> Callable:
 
 reduce_sum_p = _reduction("reduce_sum", _accumulating(np.add), NUMBER, out_sharding=True,
                           repeats=lambda total, n: total * np.asarray(n, total.dtype))
+_sum_abstract_eval = reduce_sum_p.abstract_eval
+
+
+def _reduce_sum_abstract_eval(x: ShapedArray, *, axes: tuple, out_sharding: Any = None
+                              ) -> ShapedArray:
+    """With jax_allow_f16_reductions off, summing half-precision floats over more than one
+    element is JAX's error."""
+    from pyjax._src.config import config
+    if (x.dtype in (dtypes.float16, dtypes.bfloat16) and not config.allow_f16_reductions
+            and not all(x.shape[a] == 1 for a in axes)):
+        raise ValueError(f"reduce_sum on operand {x.str_short(short_dtypes=True)} is not "
+                         "allowed when jax_allow_f16_reductions=False.")
+    return _sum_abstract_eval(x, axes=axes, out_sharding=out_sharding)
+
+
+reduce_sum_p.abstract_eval = _reduce_sum_abstract_eval
 
 
 def _reduce_sum_transpose(ct: Any, x: Any, *, axes: tuple, out_sharding: Any = None) -> list:
