@@ -784,3 +784,16 @@ def test_row_group_kernel_is_installed(monkeypatch):
         pyjax.clear_caches()
     (ref,) = _run(_layernorm, (_MAT,), fused=True, native=False, monkeypatch=monkeypatch)
     assert np.asarray(out).tobytes() == ref.tobytes()
+
+
+@needs_tier1
+@pytest.mark.parametrize("cols", [129, 136, 200, 256, 257, 263, 300, 480, 512, 520, 1000, 1024,
+                                  1031, 2056, 4095])
+def test_tier1_interleaved_pairwise_blocks_keep_numpys_order(cols, monkeypatch):
+    """Row sums whose pairwise split ends in two or four blocks (summed interleaved) or goes
+    deeper have NumPy's bits, float32 and float64."""
+    for dtype in (np.float32, np.float64):
+        x = (RNG.standard_normal((3, cols)) * 10.0 ** RNG.uniform(-4, 4, (3, cols))).astype(dtype)
+        with pyjax.enable_x64(dtype == np.float64):
+            t1 = _forced(lambda a: jnp.sum(a, axis=1), (x,), native=True, monkeypatch=monkeypatch)
+        assert t1.tobytes() == x.sum(1).tobytes()

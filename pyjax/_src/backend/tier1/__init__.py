@@ -69,27 +69,29 @@ class Kernel:
 
 class GroupKernel(Kernel):
     """A row group's kernel (codegen.group_ir), callable exactly like tier 0's function for
-    the group: its inputs in, its outputs out.  The values its members pass each other get
-    buffers of their own, like any member output."""
+    the group: its inputs in, its outputs out.  The values its members pass each other live
+    on the kernel's stack, or get buffers of their own like the outputs."""
 
-    def __init__(self, group: Any, members: list, ir: str, layouts: list) -> None:
+    def __init__(self, group: Any, members: list, ir: str, layouts: list, stack: set) -> None:
         self.ir = ir
         self.rows = math.prod(group.rows)
         self.cols = max(math.prod(m.shape[len(group.rows):]) for m in members)
-        self.buffers: list[tuple] = []  # (shape, dtype) of every member output
+        self.buffers: list[tuple] = []  # (shape, dtype) of every member output off the stack
         made: dict[Any, int] = {}  # member output -> its buffer
-        self.sources: list[tuple[bool, int]] = []  # per pointer: (a group input?, index)
+        # per pointer: (a group input?, index), or None for a value on the stack
+        self.sources: list[tuple[bool, int] | None] = []
         for member, layout in zip(members, layouts):
             for i, _ in layout.inputs:
                 a = member.inputs[i]
-                self.sources.append((False, made[a]) if a in made
+                self.sources.append(None if a in stack else (False, made[a]) if a in made
                                     else (True, group.inputs.index(a)))
             for v in layout.outputs:
-                made[v] = len(self.buffers)
-                self.buffers.append((tuple(v.aval.shape), np.dtype(v.aval.dtype)))
-                self.sources.append((False, made[v]))
-        self.inputs = sorted({(i, np.dtype(group.inputs[i].aval.dtype))
-                              for is_input, i in self.sources if is_input})
+                if v not in stack:
+                    made[v] = len(self.buffers)
+                    self.buffers.append((tuple(v.aval.shape), np.dtype(v.aval.dtype)))
+                self.sources.append(None if v in stack else (False, made[v]))
+        self.inputs = sorted({(s[1], np.dtype(group.inputs[s[1]].aval.dtype))
+                              for s in self.sources if s is not None and s[0]})
         self.results = [made[v] for v in group.outputs]
         self.n = len(self.sources)
         self.fn = None
@@ -104,7 +106,8 @@ class GroupKernel(Kernel):
             keep[i] = x
         made = [np.empty(shape, dtype) for shape, dtype in self.buffers]
         pointers = (ctypes.c_void_p * self.n)(*[
-            data_pointer(keep[i] if is_input else made[i]) for is_input, i in self.sources])
+            None if s is None else data_pointer(keep[s[1]] if s[0] else made[s[1]])
+            for s in self.sources])
         self.fn(self.rows, self.cols, pointers)
         return tuple(made[j] for j in self.results)
 
@@ -116,11 +119,12 @@ def build_group(group: Any) -> GroupKernel | str:
     if why is not None:
         return why
     members = [m for m in group.steps if m.outputs]  # (a dead member is never run)
+    internal = [v for m in members for v in m.outputs if v not in group.outputs]
     try:
-        ir, layouts = codegen.group_ir(members, len(group.rows), engine.isa())
+        ir, layouts, stack = codegen.group_ir(members, len(group.rows), engine.isa(), internal)
     except Unsupported as e:
         return str(e)
-    return GroupKernel(group, members, ir, layouts)
+    return GroupKernel(group, members, ir, layouts, stack)
 
 
 def build(cluster: Any) -> Kernel | str:

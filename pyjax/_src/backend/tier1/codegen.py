@@ -474,12 +474,12 @@ def _reduce_info(red: Any, own: bool = False) -> tuple[np.dtype, str, Any]:
 def _pairwise_ir(dt: np.dtype) -> str:
     """`pairwise(ptr a, i64 n)`: NumPy's pairwise sum of n values in their own dtype, in its
     exact order (eight strided partial sums per block of at most 128, blocks halved at
-    multiples of 8), so a short sum has tier 0's bits."""
-    t, v = _LLVM[dt], f"<8 x {_LLVM[dt]}>"
-    size = _SIZE[dt]
-    lanes = [f"%r{i}" for i in range(8)]
-    pick = [f"  %r{i} = extractelement {v} %acc, i32 {i}" for i in range(8)]
+    multiples of 8), so a short sum has tier 0's bits.  A block's additions are one chain, so
+    where a split ends in two or four blocks their chains run interleaved (a row of 1024:
+    two calls of four blocks each, instead of eight chains one after the other)."""
+    t = _LLVM[dt]
     fn = f"@pairwise.{_mt(dt)}"
+    zero = _const(0.0, dt)
     return "\n".join([
         f"define internal {t} {fn}(ptr %a, i64 %n) {{",
         "entry:",
@@ -487,7 +487,7 @@ def _pairwise_ir(dt: np.dtype) -> str:
         "  br i1 %small, label %seq, label %mid",
         "seq:",
         "  %si = phi i64 [0, %entry], [%sinext, %sbody]",
-        f"  %sres = phi {t} [{_const(0.0, dt)}, %entry], [%snew, %sbody]",
+        f"  %sres = phi {t} [{zero}, %entry], [%snew, %sbody]",
         "  %smore = icmp slt i64 %si, %n",
         "  br i1 %smore, label %sbody, label %sdone",
         "sbody:",
@@ -500,55 +500,114 @@ def _pairwise_ir(dt: np.dtype) -> str:
         f"  ret {t} %sres",
         "mid:",
         "  %big = icmp sgt i64 %n, 128",
-        "  br i1 %big, label %split, label %block",
+        "  br i1 %big, label %split, label %one",
+        "one:",
+        *_leaves_ir(dt, [("%a", "%n")], "o"),
+        f"  ret {t} %o0sum",
         "split:",
-        "  %half = lshr i64 %n, 1",
-        "  %n2 = and i64 %half, -8",
-        "  %rest = sub i64 %n, %n2",
-        f"  %hi = getelementptr {t}, ptr %a, i64 %n2",
+        *_halves("%a", "%n", "", dt),
+        "  %twoleaves = icmp sle i64 %rest, 128",
+        "  br i1 %twoleaves, label %two, label %deeper",
+        "two:",
+        *_leaves_ir(dt, [("%a", "%n2"), ("%hi", "%rest")], "w"),
+        f"  %both2 = fadd {t} %w0sum, %w1sum",
+        f"  ret {t} %both2",
+        "deeper:",  # (rest > 128: the upper half splits)
+        *_halves("%a", "%n2", "l", dt),
+        *_halves("%hi", "%rest", "h", dt),
+        "  %lsplits = icmp sgt i64 %n2, 128",
+        "  %lleaves = icmp sle i64 %lrest, 128",
+        "  %hleaves = icmp sle i64 %hrest, 128",
+        "  %lfour = and i1 %lsplits, %lleaves",
+        "  %four = and i1 %lfour, %hleaves",
+        "  br i1 %four, label %fourleaves, label %recurse",
+        "fourleaves:",
+        *_leaves_ir(dt, [("%a", "%ln2"), ("%lhi", "%lrest"), ("%hi", "%hn2"),
+                         ("%hhi", "%hrest")], "f"),
+        f"  %f01 = fadd {t} %f0sum, %f1sum",
+        f"  %f23 = fadd {t} %f2sum, %f3sum",
+        f"  %both4 = fadd {t} %f01, %f23",
+        f"  ret {t} %both4",
+        "recurse:",
         f"  %lo_sum = call {t} {fn}(ptr %a, i64 %n2)",
         f"  %hi_sum = call {t} {fn}(ptr %hi, i64 %rest)",
         f"  %both = fadd {t} %lo_sum, %hi_sum",
         f"  ret {t} %both",
-        "block:",
-        f"  %first = load {v}, ptr %a, align {size}",
-        "  %n8 = and i64 %n, -8",
-        "  br label %bloop",
-        "bloop:",
-        "  %bi = phi i64 [8, %block], [%binext, %bbody]",
-        f"  %acc = phi {v} [%first, %block], [%accnext, %bbody]",
-        "  %bmore = icmp slt i64 %bi, %n8",
-        "  br i1 %bmore, label %bbody, label %bdone",
-        "bbody:",
-        f"  %bp = getelementptr {t}, ptr %a, i64 %bi",
-        f"  %bx = load {v}, ptr %bp, align {size}",
-        f"  %accnext = fadd {v} %acc, %bx",
-        "  %binext = add i64 %bi, 8",
-        "  br label %bloop",
-        "bdone:",
-        *pick,
-        f"  %s01 = fadd {t} {lanes[0]}, {lanes[1]}",
-        f"  %s23 = fadd {t} {lanes[2]}, {lanes[3]}",
-        f"  %s45 = fadd {t} {lanes[4]}, {lanes[5]}",
-        f"  %s67 = fadd {t} {lanes[6]}, {lanes[7]}",
-        f"  %s03 = fadd {t} %s01, %s23",
-        f"  %s47 = fadd {t} %s45, %s67",
-        f"  %s07 = fadd {t} %s03, %s47",
-        "  br label %tloop",
-        "tloop:",
-        "  %ti = phi i64 [%bi, %bdone], [%tinext, %tbody]",
-        f"  %tres = phi {t} [%s07, %bdone], [%tnew, %tbody]",
-        "  %tmore = icmp slt i64 %ti, %n",
-        "  br i1 %tmore, label %tbody, label %tdone",
-        "tbody:",
-        f"  %tp = getelementptr {t}, ptr %a, i64 %ti",
-        f"  %tx = load {t}, ptr %tp",
-        f"  %tnew = fadd {t} %tres, %tx",
-        "  %tinext = add i64 %ti, 1",
-        "  br label %tloop",
-        "tdone:",
-        f"  ret {t} %tres",
         "}"])
+
+
+def _halves(a: str, n: str, p: str, dt: np.dtype) -> list[str]:
+    """NumPy's split of n values at a: %{p}n2 (half of n, down to a multiple of 8) values at
+    a, %{p}rest at %{p}hi."""
+    return [f"  %{p}half = lshr i64 {n}, 1",
+            f"  %{p}n2 = and i64 %{p}half, -8",
+            f"  %{p}rest = sub i64 {n}, %{p}n2",
+            f"  %{p}hi = getelementptr {_LLVM[dt]}, ptr {a}, i64 %{p}n2"]
+
+
+def _leaves_ir(dt: np.dtype, leaves: list[tuple[str, str]], p: str) -> list[str]:
+    """Straight-line blocks summing each (pointer, count) of `leaves` (8 to 128 values) in
+    NumPy's block order: the first 8 values, plus each next 8 lane by lane, the lanes added
+    as a tree, then the last n % 8 values one by one.  The leaves' chains advance together
+    while all have full vectors left; the sums end in %{p}{i}sum.  The lines start inside
+    the current block and end in a new one."""
+    t, v = _LLVM[dt], f"<8 x {_LLVM[dt]}>"
+    size = _SIZE[dt]
+    k = len(leaves)
+    lines = []
+    for i, (a, n) in enumerate(leaves):
+        lines += [f"  %{p}{i}q = and i64 {n}, -8",
+                  f"  %{p}{i}first = load {v}, ptr {a}, align {size}"]
+    most = f"%{p}0q"
+    for i in range(1, k):
+        lines.append(f"  %{p}m{i} = call i64 @llvm.umin.i64(i64 {most}, i64 %{p}{i}q)")
+        most = f"%{p}m{i}"
+    lines += [f"  br label %{p}pre", f"{p}pre:", f"  br label %{p}jl", f"{p}jl:",
+              f"  %{p}j = phi i64 [8, %{p}pre], [%{p}jn, %{p}jb]"]
+    lines += [f"  %{p}{i}acc = phi {v} [%{p}{i}first, %{p}pre], [%{p}{i}accn, %{p}jb]"
+              for i in range(k)]
+    lines += [f"  %{p}jmore = icmp slt i64 %{p}j, {most}",
+              f"  br i1 %{p}jmore, label %{p}jb, label %{p}jd", f"{p}jb:"]
+    for i, (a, _) in enumerate(leaves):
+        lines += [f"  %{p}{i}jp = getelementptr {t}, ptr {a}, i64 %{p}j",
+                  f"  %{p}{i}jx = load {v}, ptr %{p}{i}jp, align {size}",
+                  f"  %{p}{i}accn = fadd {v} %{p}{i}acc, %{p}{i}jx"]
+    lines += [f"  %{p}jn = add i64 %{p}j, 8", f"  br label %{p}jl", f"{p}jd:"]
+    prev = f"%{p}jd"
+    for i, (a, n) in enumerate(leaves):
+        q = f"%{p}{i}"
+        lines += [f"  br label {q}rl", f"{p}{i}rl:",  # the leaf's own last full vectors
+                  f"  {q}ri = phi i64 [%{p}j, {prev}], [{q}rin, {q}rb]",
+                  f"  {q}racc = phi {v} [{q}acc, {prev}], [{q}raccn, {q}rb]",
+                  f"  {q}rmore = icmp slt i64 {q}ri, {q}q",
+                  f"  br i1 {q}rmore, label {q}rb, label {q}rd",
+                  f"{p}{i}rb:",
+                  f"  {q}rp = getelementptr {t}, ptr {a}, i64 {q}ri",
+                  f"  {q}rx = load {v}, ptr {q}rp, align {size}",
+                  f"  {q}raccn = fadd {v} {q}racc, {q}rx",
+                  f"  {q}rin = add i64 {q}ri, 8",
+                  f"  br label {q}rl",
+                  f"{p}{i}rd:"]
+        lines += [f"  {q}r{j} = extractelement {v} {q}racc, i32 {j}" for j in range(8)]
+        lines += [f"  {q}s01 = fadd {t} {q}r0, {q}r1", f"  {q}s23 = fadd {t} {q}r2, {q}r3",
+                  f"  {q}s45 = fadd {t} {q}r4, {q}r5", f"  {q}s67 = fadd {t} {q}r6, {q}r7",
+                  f"  {q}s03 = fadd {t} {q}s01, {q}s23", f"  {q}s47 = fadd {t} {q}s45, {q}s67",
+                  f"  {q}s07 = fadd {t} {q}s03, {q}s47",
+                  f"  br label {q}tl",
+                  f"{p}{i}tl:",  # the last n % 8 values one by one
+                  f"  {q}ti = phi i64 [{q}q, {q}rd], [{q}tin, {q}tb]",
+                  f"  {q}sum = phi {t} [{q}s07, {q}rd], [{q}tnew, {q}tb]",
+                  f"  {q}tmore = icmp slt i64 {q}ti, {n}",
+                  f"  br i1 {q}tmore, label {q}tb, label {q}td",
+                  f"{p}{i}tb:",
+                  f"  {q}tp = getelementptr {t}, ptr {a}, i64 {q}ti",
+                  f"  {q}tx = load {t}, ptr {q}tp",
+                  f"  {q}tnew = fadd {t} {q}sum, {q}tx",
+                  f"  {q}tin = add i64 {q}ti, 1",
+                  f"  br label {q}tl",
+                  f"{p}{i}td:"]
+        prev = f"{q}td"
+    return lines
 
 
 #: columns per block of a reduction over leading axes: the block's totals stay in cache while
@@ -581,20 +640,45 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
 GROUP_BLOCK = 4096
 
 
-def group_ir(members: list, rows: int, isa: Isa) -> tuple[str, list[Layout]]:
+#: most bytes of a row group's values held on each thread's stack (per block of rows)
+GROUP_STACK = 1 << 18
+
+
+def group_ir(members: list, rows: int, isa: Isa, internal: list
+             ) -> tuple[str, list[Layout], set]:
     """The module of a row group's kernel (fusion.RowGroup: clusters over the same `rows`
-    leading axes) and each member's layout.  Its body runs every member's body in turn on a
-    block of rows, then the next block; `kernel(R, C, args)` shares the rows out among threads
-    as a cluster's kernel does (C: the widest member's columns, for the grain).  `args` holds
-    each member's pointers in turn, in its layout's order."""
+    leading axes), each member's layout, and which of the `internal` values (read by members
+    only) live on the stack.  Its body runs every member's body in turn on a block of rows,
+    then the next block; `kernel(R, C, args)` shares the rows out among threads as a cluster's
+    kernel does (C: the widest member's columns, for the grain).  `args` holds each member's
+    pointers in turn, in its layout's order; those of values on the stack are ignored: each
+    thread keeps a block of rows of them, so they never leave the cache (softmax's exp(x -
+    max) between the row sum and the division)."""
     decls: set = {"declare i64 @llvm.umin.i64(i64, i64)"}
     bodies = [_body_ir(m, isa, decls, f"body{i}", rows) for i, m in enumerate(members)]
     widths = [math.prod(m.shape[rows:]) for m in members]
     block = max(1, GROUP_BLOCK // max(widths))
-    fn = [_BODY % "body", "entry:"]
+    stack: dict[Any, int] = {}  # value -> bytes of one row
+    room = GROUP_STACK
+    for v in internal:
+        row = math.prod(v.aval.shape[rows:]) * _SIZE[np.dtype(v.aval.dtype)]
+        if block * row + 64 <= room:
+            stack[v] = row
+            room -= block * row + 64
+    slots: list[Any] = []  # the value of each pointer in `args`
+    for member, body in zip(members, bodies):
+        slots += [member.inputs[i] for i, _ in body.layout.inputs] + body.layout.outputs
+    fn = [_BODY % "body", "entry:", f"  %local = alloca ptr, i64 {len(slots)}"]
+    for j in range(len(slots)):  # this thread's pointers: the values on its stack rebased
+        fn += [f"  %ga{j} = getelementptr ptr, ptr %args, i64 {j}",
+               f"  %gp{j} = load ptr, ptr %ga{j}",
+               f"  %la{j} = getelementptr ptr, ptr %local, i64 {j}",
+               f"  store ptr %gp{j}, ptr %la{j}"]
+    names = {v: f"%st{k}" for k, v in enumerate(stack)}
+    fn += [f"  {names[v]} = alloca i8, i64 {block * row}, align 64" for v, row in stack.items()]
     offset = 0
     for i, body in enumerate(bodies):
-        fn.append(f"  %a{i} = getelementptr ptr, ptr %args, i64 {offset}")
+        fn.append(f"  %a{i} = getelementptr ptr, ptr %local, i64 {offset}")
         offset += len(body.layout.inputs) + len(body.layout.outputs)
     fn += ["  %any = icmp slt i64 %rlo, %rhi",
            "  br i1 %any, label %block, label %exit",
@@ -602,6 +686,13 @@ def group_ir(members: list, rows: int, isa: Isa) -> tuple[str, list[Layout]]:
            "  %lo = phi i64 [%rlo, %entry], [%hi, %block]",
            f"  %end = add i64 %lo, {block}",
            "  %hi = call i64 @llvm.umin.i64(i64 %end, i64 %rhi)"]
+    for v, row in stack.items():  # row r of v at base + r * row: the block's rows on the stack
+        n = names[v]
+        fn += [f"  {n}back = mul i64 %lo, -{row}",
+               f"  {n}base = getelementptr i8, ptr {n}, i64 {n}back"]
+        fn += [line for j, slot in enumerate(slots) if slot is v for line in (
+            f"  {n}at{j} = getelementptr ptr, ptr %local, i64 {j}",
+            f"  store ptr {n}base, ptr {n}at{j}")]
     fn += [f"  call void @body{i}(i64 {c}, ptr %a{i}, i64 %lo, i64 %hi, i64 0, i64 {c}, ptr null)"
            for i, c in enumerate(widths)]
     fn += ["  %more = icmp slt i64 %hi, %rhi",
@@ -612,7 +703,7 @@ def group_ir(members: list, rows: int, isa: Isa) -> tuple[str, list[Layout]]:
     entry = _parallel_ir(isa, "rows", None, decls) if isa.parallel else _SERIAL
     functions = [line for body in bodies for line in (*body.lines, "")]
     text = "\n".join(sorted(decls) + [""] + extra + functions + fn + [""] + entry) + "\n"
-    return text, [body.layout for body in bodies]
+    return text, [body.layout for body in bodies], set(stack)
 
 
 @dataclasses.dataclass
@@ -668,6 +759,7 @@ def _body_ir(cluster: Any, isa: Isa, decls: set, name: str, rows: int | None = N
         head.append(f"  %p{j} = load ptr, ptr %pp{j}")
     if pairwise:
         elt = _LLVM[np.dtype(red.invars[0].aval.dtype)]
+        decls.add("declare i64 @llvm.umin.i64(i64, i64)")  # (pairwise's)
         head.append(f"  %room = add i64 %C, {w}")
         head.append(f"  %scratch = alloca {elt}, i64 %room, align 64")
     if red is not None and not pairwise:
