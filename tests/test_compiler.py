@@ -797,3 +797,35 @@ def test_tier1_interleaved_pairwise_blocks_keep_numpys_order(cols, monkeypatch):
         with pyjax.enable_x64(dtype == np.float64):
             t1 = _forced(lambda a: jnp.sum(a, axis=1), (x,), native=True, monkeypatch=monkeypatch)
         assert t1.tobytes() == x.sum(1).tobytes()
+
+
+_STREAM_X = RNG.standard_normal((40, 1024)).astype(np.float32)
+_STREAM_CASES = {
+    "selu_flat": (_selu, (_STREAM_X.reshape(-1)[:12288],)),
+    "selu_3d": (_selu, (_STREAM_X.reshape(-1)[:480].reshape(3, 5, 32),)),
+    "softmax": (_softmax, (_STREAM_X,)),
+    "layernorm": (_layernorm, (_STREAM_X.reshape(8, 5, 1024),)),
+    "mixed": (_mixed, (_STREAM_X, _STREAM_X[::-1].copy())),
+    "row_broadcast": (_row_broadcast, (_STREAM_X, _STREAM_X[:, 0].copy())),
+}
+
+
+@needs_tier1
+@pytest.mark.parametrize("name", sorted(_STREAM_CASES))
+def test_tier1_streamed_outputs_keep_the_bits(name, monkeypatch):
+    """Outputs of at least codegen.STREAM_BYTES (here: all) whose rows are whole steps are
+    written with nontemporal stores into aligned buffers, with the same bits."""
+    from pyjax._src.backend.tier1 import codegen
+    f, args = _STREAM_CASES[name]
+    t0 = _forced_all(f, args, native=False, monkeypatch=monkeypatch)
+    monkeypatch.setattr(codegen, "STREAM_BYTES", 0)
+    monkeypatch.setattr(tier1, "ENABLED", True)
+    pyjax.clear_caches()
+    pyjax.config.update("jax_compile_sync", True)
+    try:
+        assert "!nontemporal" in pyjax.jit(f).lower(*args).compile().as_text()
+    finally:
+        pyjax.config.update("jax_compile_sync", False)
+    t1 = _forced_all(f, args, native=True, monkeypatch=monkeypatch)
+    for a, b in zip(t0, t1):
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
