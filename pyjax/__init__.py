@@ -69,6 +69,11 @@ _LAZY_ATTRIBUTES = {
     # small top-level functions, exact on one synchronous host process
     **{n: f"pyjax._src.api_misc:{n}"
        for n in ("copy_to_host_async", "effects_barrier", "process_indices")},
+    # JAX 0.10.2's newer top-level names
+    "make_user_context": "pyjax._src.user_context:make_user_context",
+    "fwd_and_bwd": "pyjax._src.fwd_and_bwd:fwd_and_bwd",
+    "smap": "pyjax._src.parallel.smap:smap",
+    **{n: f"pyjax._src.state.lifetime:{n}" for n in ("empty_ref", "free_ref")},
 }
 _LAZY_SUBMODULES = [
     "api_util", "custom_batching", "custom_derivatives", "debug", "image", "interpreters", "nn",
