@@ -76,7 +76,7 @@ NOT_DIRECTLY_CALLABLE: dict[str, tuple[str, bool]] = {
     # references and hijax calls (issue 13): operands are refs or the user's hi-level types
     **{name: ("a reference operation: tests/test_refs.py compares it with JAX eagerly and "
               "under jit", False)
-       for name in ("new_ref", "get", "swap", "addupdate", "freeze")},
+       for name in ("new_ref", "get", "swap", "addupdate", "freeze", "empty_ref", "free_ref")},
     "call_hi_primitive": ("binds a user's VJPHiPrimitive: tests/test_hijax.py", False),
     "call_hi_primitive_linearized": ("the linearized VJPHiPrimitive call, transposed by its "
                                      "vjp_bwd: tests/test_hijax.py", True),
@@ -318,13 +318,13 @@ NO_BATCH_RULE = {"iota": "no operands: never batched",
                  "platform_index": "no operands: never batched",
                  "empty2": "no operands: never batched",
                  **{name: "not yet: references under vmap (JAX has these rules)"
-                    for name in ("new_ref", "get", "swap", "addupdate", "freeze")},
+                    for name in ("new_ref", "get", "swap", "addupdate", "freeze", "empty_ref", "free_ref")},
                  "call_hi_primitive": "not yet: a VJPHiPrimitive's batching rule is not called"}
 
 #: primitives JAX 0.10.2 gives no differentiation rule (pyjax then raises JAX's error)
 NO_JVP_RULE = {"psend": "JAX's psend has no jvp: differentiating it is JAX's NotImplementedError",
                **{name: "not yet: references under jvp (JAX has these rules)"
-                  for name in ("new_ref", "get", "swap", "addupdate", "freeze")},
+                  for name in ("new_ref", "get", "swap", "addupdate", "freeze", "empty_ref", "free_ref")},
                "scaled_dot": "JAX's scaled_dot has no jvp (documented as not differentiable)"}
 
 
