@@ -443,7 +443,19 @@ def _slice_impl(x: np.ndarray, *, start_indices: tuple, limit_indices: tuple,
     return x[tuple(builtins.slice(lo, hi, st) for lo, hi, st in zip(start_indices, limit_indices, steps))]
 
 
+def _slice_specialize(x: ShapedArray, *, start_indices: tuple, limit_indices: tuple,
+                      strides: tuple | None) -> Any:
+    """The impl for operands of x's type: NumPy's basic indexing with the slices made once
+    (a tenth of the general impl's time; pmap's ring ppermute is two slices).  The leading
+    Ellipsis makes a 0-d operand's result a view too, not a NumPy scalar."""
+    steps = strides or (1,) * len(start_indices)
+    index = (Ellipsis, *(builtins.slice(lo, hi, st)
+                         for lo, hi, st in zip(start_indices, limit_indices, steps)))
+    return exact(lambda b: b[index])
+
+
 slice_p = make_primitive("slice", _slice_impl, _slice_abstract)
+slice_p.specialize = _slice_specialize
 
 
 def slice(operand: Any, start_indices: Sequence[int], limit_indices: Sequence[int],  # noqa: A001
