@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import pyjax
+import pyjax as jax
 import pyjax.numpy as jnp
 from pyjax._src.backend import fusion, passes, tier0, tier1
 from pyjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
@@ -713,7 +714,7 @@ def test_a_jit_only_traced_inside_another_is_not_compiled(monkeypatch):
 def _plan_of(f, *args):
     closed = passes.optimize(pyjax.jit(f).trace(*args).jaxpr)
     steps = fusion.plan(closed.jaxpr)
-    return steps, fusion.row_groups(closed.jaxpr, steps)
+    return fusion.group_rows(closed.jaxpr, steps)
 
 
 @pytest.mark.parametrize("name", ["softmax", "layernorm"])
@@ -739,8 +740,21 @@ def test_row_group_needs_two_big_clusters_over_the_rows(monkeypatch):
     assert _plan_of(cut, _MAT)[1] == []
 
 
+def _rms_norm(x):
+    scale = jnp.linspace(0.5, 2.0, x.shape[-1], dtype=x.dtype)
+    return x * jax.lax.rsqrt(jnp.mean(x * x, -1, keepdims=True) + 1e-6) * scale
+
+
+def _affine_layernorm(x):
+    gamma = jnp.linspace(0.5, 2.0, x.shape[-1], dtype=x.dtype)
+    return _layernorm(x) * gamma + gamma[::-1]
+
+
 _GROUP_CASES = {"softmax": _softmax, "layernorm": _layernorm, "log_softmax": _log_softmax,
-                "two_reductions": _two_reductions}
+                "two_reductions": _two_reductions, "rms_norm": _rms_norm,
+                "affine_layernorm": _affine_layernorm,
+                "nn_softmax": lambda x: jax.nn.softmax(x, -1),
+                "standardize": lambda x: jax.nn.standardize(x, -1)}
 
 
 @needs_tier1
@@ -756,7 +770,7 @@ def test_row_group_kernel_has_the_clusters_bits(name, dtype, shape, monkeypatch)
     with pyjax.enable_x64(dtype == np.float64):
         t0 = _forced_all(f, (x,), native=False, monkeypatch=monkeypatch)
         grouped = _forced_all(f, (x,), native=True, monkeypatch=monkeypatch)
-        monkeypatch.setattr(fusion, "row_groups", lambda jaxpr, steps: [])
+        monkeypatch.setattr(fusion, "group_rows", lambda jaxpr, steps: (steps, []))
         apart = _forced_all(f, (x,), native=True, monkeypatch=monkeypatch)
     for a, b, c in zip(t0, grouped, apart):
         assert b.dtype == c.dtype and b.tobytes() == c.tobytes()
@@ -829,3 +843,22 @@ def test_tier1_streamed_outputs_keep_the_bits(name, monkeypatch):
     t1 = _forced_all(f, args, native=True, monkeypatch=monkeypatch)
     for a, b in zip(t0, t1):
         assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+def test_stop_gradient_is_dropped_before_fusion():
+    """stop_gradient is the identity once traced (JAX lowers it to nothing): no call is left
+    to cut jax.nn.softmax's clusters apart."""
+    closed = passes.optimize(pyjax.jit(lambda x: jax.nn.softmax(x, -1)).trace(_MAT).jaxpr)
+    assert "stop_gradient" not in {e.primitive.name for e in closed.jaxpr.eqns}
+
+
+def test_row_group_moves_independent_steps_before_it(monkeypatch):
+    """Steps amid a group's clusters that read nothing it made (the scale vector of an affine
+    layernorm, built from an iota) run before the group, which then spans every cluster over
+    the rows."""
+    monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1 << 15)
+    steps, (group,) = _plan_of(_affine_layernorm, _MAT)
+    first = steps.index(group.steps[0])
+    assert steps[first:first + len(group.steps)] == group.steps
+    big = [s for s in steps if type(s) is fusion.Cluster and s.size >= 1 << 15]
+    assert all(any(s is m for m in group.steps) for s in big)

@@ -337,12 +337,15 @@ def _fill_boundaries(jaxpr: Jaxpr, steps: list[Step], owner: dict, producer_call
                         if e.outvars[0] in read_outside and e not in step.recomputed]
 
 
-def row_groups(jaxpr: Jaxpr, steps: list[Step]) -> list[RowGroup]:
-    """The row groups among `steps`: each starts at a cluster reducing trailing axes (its
-    leading axes are the rows) and takes the clusters after it while they iterate over those
-    rows and read the group's values row by row; a group holds at least two clusters of
-    tier 0's blockwise size (else there is no pass over memory to save)."""
+def group_rows(jaxpr: Jaxpr, steps: list[Step]) -> tuple[list[Step], list[RowGroup]]:
+    """The steps reordered for row groups, and the groups: each starts at a cluster reducing
+    trailing axes (its leading axes are the rows) and takes the clusters after it while they
+    iterate over those rows and read the group's values row by row; steps between them that
+    read nothing the group made (a scale vector built from an iota, a scalar convert) move
+    before the group.  A group holds at least two clusters of tier 0's blockwise size (else
+    there is no pass over memory to save)."""
     from pyjax._src.backend import tier0  # (it builds on this module)
+    steps = list(steps)
     groups = []
     i = 0
     while i < len(steps):
@@ -352,17 +355,27 @@ def row_groups(jaxpr: Jaxpr, steps: list[Step]) -> list[RowGroup]:
             continue
         members = [steps[i]]
         produced = set(steps[i].outputs)
-        for step in steps[i + 1:]:
-            if not _joins_rows(step, rows, produced):
+        end = i + 1  # past the last member
+        for k in range(i + 1, len(steps)):
+            if _joins_rows(steps[k], rows, produced):
+                members.append(steps[k])
+                produced.update(steps[k].outputs)
+                end = k + 1
+            elif any(a in produced for e in _eqns(steps[k]) for a in e.invars):
                 break
-            members.append(step)
-            produced.update(step.outputs)
         if sum(m.size >= tier0.BLOCKWISE_MIN for m in members) >= 2:
+            inside = {id(m) for m in members}
+            hoisted = [s for s in steps[i:end] if id(s) not in inside]
+            steps[i:end] = hoisted + members
             groups.append(_group_boundaries(jaxpr, steps, members, rows))
-            i += len(members)
+            i = end
         else:
             i += 1
-    return groups
+    return steps, groups
+
+
+def _eqns(step: Step) -> list[Eqn]:
+    return [step.eqn] if type(step) is Call else step.eqns
 
 
 def _row_axes(step: Step) -> tuple | None:

@@ -240,7 +240,18 @@ def _empty_reduction_rule(eqn: Eqn, producers: dict, uses: dict, consts: dict) -
     return None
 
 
+def _identity_rule(eqn: Eqn, producers: dict, uses: dict, consts: dict) -> Rewrite:
+    """stop_gradient(x) -> x: it only matters to differentiation (JAX lowers it to nothing),
+    and as a call it would cut the fusion plan (jax.nn.softmax's max between its reduction
+    and the clusters that read it back)."""
+    x, = eqn.invars
+    if type(x) is Var and x.aval == eqn.outvars[0].aval:
+        return [], x
+    return None
+
+
 _RULES: dict[str, Callable[[Eqn, dict, dict, dict], Rewrite]] = {
+    "stop_gradient": _identity_rule,
     **{name: _empty_reduction_rule for name in ("reduce_sum", "reduce_prod", "reduce_max",
                                                 "reduce_min")},
     "max": _idempotent_rule,

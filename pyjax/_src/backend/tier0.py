@@ -43,7 +43,7 @@ class Program:
     namespace: dict
     clusters: dict[str, fusion.Cluster]
     names: dict
-    # row groups (fusion.row_groups), by the name of the function running their steps
+    # row groups (fusion.group_rows), by the name of the function running their steps
     groups: dict[str, fusion.RowGroup] = dataclasses.field(default_factory=dict)
 
 
@@ -136,6 +136,7 @@ def generate(closed: ClosedJaxpr, steps: list[fusion.Step] | None = None) -> Pro
     for eqn in jaxpr.eqns:
         if eqn.primitive.lowering is not None:  # compile-time work (inspect_array_sharding)
             eqn.primitive.lowering(eqn)
+    steps, row_groups = fusion.group_rows(jaxpr, steps)
     last_use = _last_uses(jaxpr, steps)
     specials = _specials(steps)
     arrays = {a for e in specials for a in e.invars if type(a) is Var}  # must be ndarrays
@@ -146,7 +147,7 @@ def generate(closed: ClosedJaxpr, steps: list[fusion.Step] | None = None) -> Pro
     clusters: dict[str, fusion.Cluster] = {}
     functions: list[str] = []
     groups: dict[str, fusion.RowGroup] = {}
-    group_at = {id(g.steps[0]): g for g in fusion.row_groups(jaxpr, steps)}
+    group_at = {id(g.steps[0]): g for g in row_groups}
     inside = {id(s) for g in group_at.values() for s in g.steps}
     dead: list = []
 
