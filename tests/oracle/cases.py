@@ -551,6 +551,14 @@ def jaxpr_cases(jax, jnp, lax, np, x64=False):
     add("closed_over_vector_and_scalar", lambda x: (x + c_vec) * c_strong, f3)
     add("constants_made_inside", lambda x: x * jnp.asarray(2.0) + jnp.float32(3.), f3)
     add("numpy_scalar_constants", lambda x: x * np.float32(5.) * np.array(6., np.float32), f3)
+    # one NumPy array closed over several times (and inside nested bodies) is one constvar
+    n_vec = np.array([1.0, 2.0, 3.0], np.float32)
+    add("numpy_constant_reused", lambda x: x * n_vec + n_vec, f3)
+    add("numpy_constant_in_bodies", lambda x: lax.cond(
+        x[0] > 0, lambda: x * n_vec, lambda: x) + lax.cond(
+        x[0] > 0, lambda: x + n_vec, lambda: x) + n_vec, f3)
+    add("numpy_constant_grad", jax.grad(lambda x: jnp.sum(lax.cond(
+        x[0] > 0, lambda: x * n_vec, lambda: x) * n_vec)), f3)
 
     # ---- transformations (for later) ----
     add("ad_grad", lambda x: jax.grad(lambda y: jnp.sum(y ** 2))(x), f3)

@@ -61,6 +61,14 @@ def convert(x: Any, dtype: np.dtype, weak: bool) -> Any:
     return ew.convert_element_type(x, dtype, weak)
 
 
+def _operand(x: Any, dtype: np.dtype, weak: bool) -> Any:
+    """`convert` for an operation's operand: under a trace, a NumPy constant already of the
+    type is passed on as it is, so that it is one constvar however often it is used (JAX)."""
+    if type(x) is np.ndarray and x.dtype == dtype and not weak and trace_state.trace is not None:
+        return x
+    return convert(x, dtype, weak)
+
+
 #: Python scalar types a strong array of a dtype kind absorbs: the weak scalar takes the
 #: array's dtype (int into ints, int or float into floats, anything numeric into complex)
 _ABSORBED = {"i": (int,), "u": (int,), "f": (int, float), "c": (int, float, complex)}
@@ -121,7 +129,7 @@ def promote_dtypes(*args: Any) -> list[Any]:
         if fast is not None:
             return fast
     dtype, weak = dtypes.promote([_checked_type(i, a) for i, a in enumerate(args)])
-    return [convert(a, dtype, weak) for a in args]
+    return [_operand(a, dtype, weak) for a in args]
 
 
 _ARG_NAMES = ("x", "y")

@@ -318,6 +318,23 @@ def linearize_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any]
     return primal_outs, linear, in_mask, out_mask
 
 
+def stage_linear_flat(fun: Callable[..., Sequence[Any]], avals: Sequence[ShapedArray]
+                      ) -> ClosedJaxpr:
+    """`fun` staged with every input unknown, as JAX stages a function to transpose: what
+    depends on no input is computed under the enclosing trace and enters as a constant; no
+    primal is evaluated.  Dead equations are dropped."""
+    pe = PartialEvalTrace(trace_state.trace)
+    args = [pe.new_unknown(a) for a in avals]
+    try:
+        with use_trace(pe):
+            outvars = [_tangent_atom(pe, o) for o in fun(*args)]
+        jaxpr = Jaxpr(pe.staging.constvars, pe.staging.invars, outvars, pe.staging.eqns)
+        staged = ClosedJaxpr(jaxpr, pe.staging.const_values)
+    finally:
+        pe.finish()
+    return ClosedJaxpr(dce(jaxpr, [True] * len(outvars))[0], staged.consts)
+
+
 def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns: Sequence[bool],
                        instantiate: Sequence[bool] | bool
                        ) -> tuple[ClosedJaxpr, ClosedJaxpr, list[bool], list[ShapedArray],

@@ -9,10 +9,13 @@ import numpy as np
 
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import ArrayImpl
+from pyjax._src.core.jaxpr import ClosedJaxpr
 from pyjax._src.transforms.ad import (
-    Zero, backward_pass, instantiate, jvp_flat, linearize_flat, tangent_aval, zeros_like_aval)
+    Zero, backward_pass, instantiate, jvp_flat, linearize_flat, stage_linear_flat, tangent_aval,
+    zeros_like_aval)
 from pyjax._src.transforms.staging import abstractify
-from pyjax._src.tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
+from pyjax._src.tree_util import (
+    Partial, tree_flatten, tree_map, tree_structure, tree_unflatten)
 
 
 def _as_arrays(leaves: Sequence[Any]) -> list:
@@ -158,20 +161,45 @@ def linearize(fun: Callable, *primals: Any) -> tuple:
 
 
 def linear_transpose(fun: Callable, *primals: Any, reduce_axes: Any = ()) -> Callable:
-    """The transpose of the linear function `fun`, at arguments shaped like `primals`."""
+    """The transpose of the linear function `fun`, at arguments shaped like `primals`: `fun`
+    is staged once with unknown inputs (no primal computed), and each call runs its backward
+    pass.  The result is a `Partial` holding the staged constants (a pytree, as JAX's)."""
+    if reduce_axes:
+        raise NotImplementedError("reduce_axes argument to transpose is deprecated")
     flat_p, in_tree = tree_flatten(primals)
     trees: list = []
-    zeros = [zeros_like_aval(abstractify(p)) for p in flat_p]
-    _, linear, in_mask, out_mask = linearize_flat(_flat_fun(fun, in_tree, trees), zeros)
     in_avals = [abstractify(p) for p in flat_p]
+    linear = stage_linear_flat(_flat_fun(fun, in_tree, trees), in_avals)
+    out_avals, out_tree = linear.out_avals, trees[-1]
+    in_dtypes, out_dtypes = [a.dtype for a in in_avals], [a.dtype for a in out_avals]
+    every = in_dtypes + out_dtypes
+    if not (all(dtypes.is_inexact(d) for d in every) or all(dtypes.is_integer(d) for d in every)):
+        raise TypeError("linear_transpose only supports [float or complex] -> [float or "
+                        "complex], and integer -> integer functions, but got "
+                        f"{_dtype_list(in_dtypes)} -> {_dtype_list(out_dtypes)}.")
 
-    def transposed(*cts: Any) -> Any:
-        flat_ct, _ = tree_flatten(cts[0] if len(cts) == 1 else cts)
-        flat_ct = _as_arrays(flat_ct)  # cotangents given as Python scalars come back as arrays
-        out = iter(backward_pass(linear, [c for c, m in zip(flat_ct, out_mask) if m]))
-        return tree_unflatten(in_tree, [instantiate(next(out) if m else Zero(tangent_aval(a)))
-                                        for m, a in zip(in_mask, in_avals)])
-    return transposed
+    def transposed(consts: list, out_cotangent: Any) -> Any:
+        flat_ct, ct_tree = tree_flatten(out_cotangent)
+        if ct_tree != out_tree:
+            raise TypeError("cotangent tree does not match function output, expected "
+                            f"{out_tree} but got {ct_tree}")
+        if not all(_same_type(a, c) for a, c in zip(out_avals, flat_ct)):
+            raise TypeError("cotangent type does not match function output, expected "
+                            f"{tuple(out_avals)} but got {flat_ct}")
+        # (cotangents given as Python scalars come back as arrays)
+        cts = backward_pass(ClosedJaxpr(linear.jaxpr, consts), _as_arrays(flat_ct))
+        return tree_unflatten(in_tree, [instantiate(c) for c in cts])
+    return Partial(transposed, list(linear.consts))
+
+
+def _dtype_list(ds: Sequence[Any]) -> str:
+    return "[" + ", ".join(f"dtype('{dtypes.dtype_name(d)}')" for d in ds) + "]"
+
+
+def _same_type(aval: Any, x: Any) -> bool:
+    """Whether `x` is a value of `aval`'s shape and dtype (weak types aside)."""
+    got = abstractify(x)
+    return tuple(got.shape) == tuple(aval.shape) and got.dtype == aval.dtype
 
 
 # ---------------------------------------------------------------------------------------------

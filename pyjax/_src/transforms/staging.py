@@ -20,7 +20,7 @@ from pyjax._src.core.check import check_jaxpr
 from pyjax._src.core.avals import ShapedArray, pytype_aval_mappings
 from pyjax._src.core.jaxpr import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from pyjax._src.core.source_info import user_frames
-from pyjax._src.core.trace import Trace, Tracer, check_alive, use_trace
+from pyjax._src.core.trace import Trace, Tracer, check_alive, trace_state, use_trace
 
 
 def fun_sourceinfo(fun: Callable) -> str:
@@ -131,6 +131,18 @@ class DynamicJaxprTracer(Tracer):
         return self.jaxpr_var.aval
 
 
+def _enclosing_numpy_copies() -> dict:
+    """The table of NumPy constants' copies of the staging trace that a new one is nested in
+    (through jvp, partial-eval and batch traces), or a new table for an outermost trace."""
+    t = trace_state.trace
+    while t is not None:
+        copies = getattr(t, "_numpy_copies", None)
+        if copies is not None:
+            return copies
+        t = getattr(t, "parent", None)
+    return {}
+
+
 class StagingTrace(Trace):
     """Records primitives as equations; see the module docstring for how constants are kept."""
 
@@ -141,6 +153,7 @@ class StagingTrace(Trace):
         self.constvars: list[Var] = []
         self.const_values: list[Any] = []
         self._const_ids: dict[int, Var] = {}
+        self._numpy_copies = _enclosing_numpy_copies()
 
     # -- inputs and constants ---------------------------------------------------------------
     def new_arg(self, aval: ShapedArray) -> DynamicJaxprTracer:
@@ -159,17 +172,29 @@ class StagingTrace(Trace):
         elif isinstance(x, Array):  # a concrete array of an extended dtype (PRNG keys)
             return self._constvar(x, x.aval)
         else:
-            buf, weak = private_buffer(x)  # a constant never aliases the caller's NumPy array
             if type(x) in dtypes.python_scalar_dtypes:  # JAX prints the Python value itself
+                buf, weak = private_buffer(x)
                 return Literal(x, ShapedArray((), buf.dtype, weak))
-            if buf.ndim == 0:  # NumPy scalars are literals too
+            if np.ndim(x) == 0:  # NumPy scalars are literals too
+                buf, weak = private_buffer(x)
                 return Literal(buf, ShapedArray((), buf.dtype, weak))
-            x = ArrayImpl(buf, weak)
+            x = self._numpy_constant(x)
+            buf, weak = x._buf, x._weak
         aval = ShapedArray(buf.shape, buf.dtype, weak)
         if buf.ndim == 0 and x.made_in_trace():
             # the literal keeps the array: evaluating it keeps its weak type
             return Literal(x if weak else buf, aval)
         return self._constvar(x, aval)
+
+    def _numpy_constant(self, x: Any) -> ArrayImpl:
+        """The Array a traced function's NumPy constant becomes: a private copy (it never
+        aliases the caller's array), one per array for this trace and the traces it is nested
+        in, so that an array closed over by several bodies is one constvar, as in JAX."""
+        entry = self._numpy_copies.get(id(x))
+        if entry is None:
+            buf, weak = private_buffer(x)
+            entry = self._numpy_copies[id(x)] = (x, ArrayImpl(buf, weak))  # (x kept: its id)
+        return entry[1]
 
     def _constvar(self, value: Any, aval: ShapedArray) -> Var:
         var = self._const_ids.get(id(value))

@@ -14,8 +14,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from pyjax._src.backend.dispatch import private_buffer
 from pyjax._src.backend.executor import compile_jaxpr
 from pyjax._src.config import config
+from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Var
 from pyjax._src.core.primitive import Primitive
@@ -452,12 +454,18 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None,
     out = scan_p.bind(*consts, *args, jaxpr=jaxpr, length=length, reverse=bool(reverse),
                       num_consts=len(consts), num_carry=num_carry, unroll=int(unroll))
     carry_out, ys = out[:num_carry], iter(out[num_carry:])
-    ys = [next(ys) if i is None else args[i] for i in ext_to_ext]
+    ys = [next(ys) if i is None else _as_array(args[i]) for i in ext_to_ext]
     out = [*carry_out, *ys]
     if any(move_to_const):
         out = common.merge(move_to_const + [False] * num_ys, out, new_consts)
     carry = tree_unflatten(carry_tree, out[:len(init_flat)])
     return carry, tree_unflatten(ys_tree, out[len(init_flat):])
+
+
+def _as_array(x: Any) -> Any:
+    """A forwarded NumPy input as a new Array (JAX puts it on the device): outside the
+    scan it is a value of its own, a second constvar when traced."""
+    return ArrayImpl(*private_buffer(x)) if type(x) is np.ndarray else x
 
 
 def _is_pair(tree: Any) -> bool:
