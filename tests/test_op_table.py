@@ -38,6 +38,8 @@ NOT_DIRECTLY_CALLABLE: dict[str, tuple[str, bool]] = {
     "closed_call": ("higher-order: calls a closed jaxpr", True),
     "custom_jvp_call": ("higher-order: carries a function and its custom JVP", False),
     "custom_vjp_call": ("higher-order: carries a function and its custom VJP", False),
+    "linear_call": ("higher-order: carries a linear function's jaxpr and its transpose; "
+                    "tests/test_linear_call.py", True),
     "custom_lin": ("the tangent of a custom_vjp call: only exists inside linearized jaxprs; "
                    "tests/test_custom_derivatives.py", True),
     "remat2": ("higher-order (jax.checkpoint): carries a body jaxpr to rematerialize; "
@@ -319,6 +321,8 @@ NO_BATCH_RULE = {"iota": "no operands: never batched",
                  "empty2": "no operands: never batched",
                  **{name: "not yet: references under vmap (JAX has these rules)"
                     for name in ("new_ref", "get", "swap", "addupdate", "freeze", "empty_ref", "free_ref")},
+                 "linear_call": "JAX 0.10.2 has no batching rule for linear_call (vmap raises "
+                                "its NotImplementedError)",
                  "call_hi_primitive": "not yet: a VJPHiPrimitive's batching rule is not called"}
 
 #: primitives JAX 0.10.2 gives no differentiation rule (pyjax then raises JAX's error)

@@ -4,7 +4,8 @@ from pyjax._src.transforms.custom_derivatives import (  # noqa: F401  (re-export
     CustomVJPPrimal, SymbolicZero, closure_convert, custom_gradient, custom_jvp,
     custom_jvp_call_p, custom_vjp, custom_vjp_call_p, custom_vjp_primal_tree_values,
     zero_from_primal)
+from pyjax._src.primitives.linear_call import linear_call, linear_call_p  # noqa: F401
 
 __all__ = ["CustomVJPPrimal", "SymbolicZero", "closure_convert", "custom_gradient",
            "custom_jvp", "custom_jvp_call_p", "custom_vjp", "custom_vjp_call_p",
-           "custom_vjp_primal_tree_values", "zero_from_primal"]
+           "custom_vjp_primal_tree_values", "linear_call", "linear_call_p", "zero_from_primal"]
