@@ -398,8 +398,9 @@ def _joins_rows(step: Step, rows: tuple, produced: set) -> bool:
     if type(step) is not Cluster or tuple(step.shape[:k]) != rows:
         return False
     if step.reduction is not None:
-        axes = sorted(step.reduction.params["axes"])
-        if axes != list(range(len(step.shape) - len(axes), len(step.shape))) or axes[0] < k:
+        axes = sorted(step.reduction.params["axes"])  # (a reduction over no axes: none)
+        if not axes or axes != list(range(len(step.shape) - len(axes), len(step.shape))) \
+                or axes[0] < k:
             return False
     for e in step.eqns:
         if e.primitive.name == "transpose":
