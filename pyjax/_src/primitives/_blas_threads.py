@@ -9,7 +9,8 @@ threadpoolctl's context manager costs 50-300 us per use).  A process-wide count 
 pthreads, BLIS, MKL) is shared by count: callers wanting the same count overlap, others wait
 (arrivals queue behind waiters, so none starves); a per-thread count (OpenMP) is set and
 restored by each caller.  A product's bits so depend on its shape and the BLAS's setting,
-never on what other threads are doing.
+never on what other threads are doing.  A batch of products worth several threads (`shared`)
+runs its products one at a time on threads of its own instead, each on one BLAS thread.
 """
 from __future__ import annotations
 
