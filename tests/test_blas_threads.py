@@ -77,33 +77,3 @@ def test_concurrent_products_match_sequential_ones():
     for expected, got in zip(alone, results):
         assert all(r.tobytes() == expected.tobytes() for r in got)
     assert _blas_threads._active == 0 and not _blas_threads._waiting
-
-
-@pytest.mark.parametrize("batch", [2, 3, 8])
-def test_batched_product_shares_its_batch_among_threads(batch):
-    """A batched product worth several BLAS threads runs its products one at a time on
-    threads of its own, each on one BLAS thread (no hand-off to the BLAS's threads per
-    product): the bits of the batch at one BLAS thread, eager and under jit, with the BLAS's
-    count restored after."""
-    rng = np.random.default_rng(batch)
-    x = rng.standard_normal((batch, 256, 200)).astype(np.float32)
-    y = rng.standard_normal((batch, 200, 256)).astype(np.float32)
-    before = _counts()
-    with threadpool_limits(limits=1, user_api="blas"):
-        expected = np.matmul(x, y)
-    eager = np.asarray(lax.batch_matmul(x, y))
-    jitted = np.asarray(jax.jit(lambda a, b: a @ jax.numpy.swapaxes(b, 1, 2))(
-        x, np.ascontiguousarray(y.transpose(0, 2, 1))))
-    assert eager.tobytes() == expected.tobytes()
-    assert jitted.tobytes() == expected.tobytes()
-    assert _counts() == before and _blas_threads._active == 0
-
-
-def test_batched_product_error_reaches_the_caller():
-    """An exception raised on a helper thread is raised by the call."""
-    def fail(i):
-        if i == 3:
-            raise ValueError("product 3")
-    with pytest.raises(ValueError, match="product 3"):
-        _blas_threads.shared(8, 8 * _blas_threads.FLOPS_PER_THREAD, fail)
-    assert _blas_threads._active == 0

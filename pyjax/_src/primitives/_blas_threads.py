@@ -9,17 +9,13 @@ threadpoolctl's context manager costs 50-300 us per use).  A process-wide count 
 pthreads, BLIS, MKL) is shared by count: callers wanting the same count overlap, others wait
 (arrivals queue behind waiters, so none starves); a per-thread count (OpenMP) is set and
 restored by each caller.  A product's bits so depend on its shape and the BLAS's setting,
-never on what other threads are doing.  A batch of products worth several threads (`shared`)
-runs its products one at a time on threads of its own instead, each on one BLAS thread.
+never on what other threads are doing.
 """
 from __future__ import annotations
 
 import os
-import queue
 import threading
-from typing import Any, Callable
-
-from pyjax._src.backend import fp_mode
+from typing import Any
 
 #: the least work (2*batch*m*n*k) worth a BLAS thread: ~85 us on one core at ~100 GFLOP/s.
 #: Measured medians, jit(grad) of a width-256 batch-64 tanh MLP (8.4e6-flop products): on 2
@@ -112,76 +108,3 @@ def leave(restore: list) -> None:
                 if _count < n:
                     set_(n)
             _cond.notify_all()
-
-
-def shared(count: int, flops: int, run: Callable[[int], None]) -> None:
-    """run(i) for each product i < count of a batch of `flops` in all: on as many threads as
-    the batch is worth (this one and helpers, one per FLOPS_PER_THREAD, at most the cores),
-    each product on one BLAS thread.  A multi-threaded BLAS hands every product of a batch
-    to its workers and waits for them, and its workers spin between products; here the batch
-    pays one hand-off, and a thread a busy core holds up only leaves its products to the
-    others (products are taken one at a time; the caller waits only for those taken).
-    (softmax(q kᵀ) v of 8 heads 256 x 256 on 2 busy cores: ~90 ms through the BLAS's threads,
-    ~23 here; its process time 97 -> ~10 ms.)"""
-    threads = max(1, min(flops // FLOPS_PER_THREAD, _CORES, count))
-    items = iter(range(count))  # (next() on it is atomic under the GIL)
-    done = threading.Semaphore(0)
-    errors: list = []
-    if threads > 1:
-        _start_helpers(threads - 1)
-        flushing = fp_mode.flush_on(fp_mode.KEPT) is fp_mode.KEPT
-        if not flushing:
-            fp_mode.flush_off()
-        for _ in range(threads - 1):
-            _jobs.put((run, items, done, errors, flushing))
-    _take(run, items, done, errors)
-    for _ in range(count):  # every product finished, by whichever thread took it
-        done.acquire()
-    if errors:
-        raise errors[0]
-
-
-def _take(run: Callable[[int], None], items: Any, done: Any, errors: list) -> None:
-    """Products from `items` until none is left, each on one BLAS thread, each releasing
-    `done` when finished and its BLAS count restored (one that failed leaves its exception
-    in `errors`, and the rest are skipped)."""
-    for i in items:
-        try:
-            if not errors:
-                restore = enter(0)
-                try:
-                    run(i)
-                finally:
-                    leave(restore)
-        except BaseException as e:  # noqa: BLE001 - the caller raises it
-            errors.append(e)
-        done.release()
-
-
-_jobs: "queue.SimpleQueue" = queue.SimpleQueue()
-_helpers: list[threading.Thread] = []
-_helpers_lock = threading.Lock()
-
-
-def _help() -> None:
-    """A helper thread: takes products of batches beside their callers, flushing subnormals
-    as the caller does."""
-    while True:
-        run, items, done, errors, flushing = _jobs.get()
-        if flushing:
-            fp_mode.flush_on(fp_mode.KEPT)
-        else:
-            fp_mode.flush_off()
-        _take(run, items, done, errors)
-
-
-def _start_helpers(n: int) -> None:
-    """At least n helper threads running."""
-    with _helpers_lock:
-        while len(_helpers) < n:
-            _helpers.append(threading.Thread(target=_help, name="pyjax-blas", daemon=True))
-            _helpers[-1].start()
-
-
-# helper threads do not survive fork: a forked child starts its own
-os.register_at_fork(after_in_child=_helpers.clear)

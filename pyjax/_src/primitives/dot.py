@@ -185,8 +185,6 @@ class _DotPlan:
         xm, ym = xt.reshape(self.xmat), yt.reshape(self.ymat)
         if not self.blas:  # NumPy's own loops (integers, bool, half floats) or a tiny product
             out = np.matmul(xm, ym) if len(self.xmat) > 2 else _np_dot(xm, ym)
-        elif len(self.xmat) > 2 and self.flops >= 2 * _blas_threads.FLOPS_PER_THREAD:
-            out = _batched(xm, ym, self.flops)
         else:
             restore = _blas_threads.enter(self.flops)
             try:
@@ -194,17 +192,6 @@ class _DotPlan:
             finally:
                 _blas_threads.leave(restore)
         return out.reshape(self.out_shape).astype(self.out_dtype, copy=False)
-
-
-def _batched(x: np.ndarray, y: np.ndarray, flops: int) -> np.ndarray:
-    """The batched product of x (..., m, k) and y (..., k, n) worth several BLAS threads: its
-    products shared among threads of their own, each on one BLAS thread (_blas_threads.shared:
-    one hand-off for the batch instead of the BLAS's per product)."""
-    lead = x.shape[:-2]
-    xs, ys = x.reshape(-1, *x.shape[-2:]), y.reshape(-1, *y.shape[-2:])
-    out = np.empty((len(xs), x.shape[-2], y.shape[-1]), np.result_type(x, y))
-    _blas_threads.shared(len(xs), flops, lambda i: np.matmul(xs[i], ys[i], out=out[i]))
-    return out.reshape(*lead, *out.shape[-2:])
 
 
 def _dot_general_impl(x: np.ndarray, y: np.ndarray, *, dimension_numbers: Any,
