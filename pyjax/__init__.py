@@ -76,8 +76,8 @@ _LAZY_ATTRIBUTES = {
     **{n: f"pyjax._src.state.lifetime:{n}" for n in ("empty_ref", "free_ref")},
 }
 _LAZY_SUBMODULES = [
-    "api_util", "custom_batching", "custom_derivatives", "debug", "image", "interpreters", "nn",
-    "ops", "scipy", "stages", "version"]
+    "api_util", "custom_batching", "custom_derivatives", "debug", "image", "interpreters",
+    "monitoring", "nn", "ops", "scipy", "stages", "version"]
 _DEFERRED_SUBMODULES = [  # imported by `import pyjax` before issue 16
     "distributed", "dlpack", "flatten_util", "random", "ref", "sharding", "typing"]
 _DEFERRED = [*_DEFERRED_SUBMODULES, *_LAZY_ATTRIBUTES]  # what lazy_loader.load_deferred loads

@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from pyjax._src import caches
+from pyjax._src import caches, monitoring
 from pyjax._src.backend.caller import make_caller
 from pyjax._src.backend.dispatch import detach, scalar_buffer, to_buffer, wrap
 from pyjax._src.backend.executor import compile_jaxpr
@@ -32,7 +32,7 @@ from pyjax._src.core.jaxpr import (
 from pyjax._src.core.primitive import Primitive
 from pyjax._src.core.trace import Tracer, trace_state, use_trace
 from pyjax._src.parallel.mesh import context_key as mesh_context_key
-from pyjax._src.parallel.propagation import output_shardings, program_mesh
+from pyjax._src.parallel.propagation import nested_call, output_shardings, program_mesh
 from pyjax._src.parallel import sharding as sharding_lib
 from pyjax._src.parallel.sharding import NamedSharding, placed
 from pyjax._src.transforms import ad, batching, staging
@@ -51,7 +51,7 @@ jit_p = Primitive("jit", multiple_results=True)
 
 
 def _jit_impl(*bufs: np.ndarray, jaxpr: ClosedJaxpr, name: str) -> list:
-    return compile_jaxpr(jaxpr)(bufs)
+    return compile_jaxpr(jaxpr, name)(bufs)
 
 
 def _jit_abstract_eval(*avals: ShapedArray, jaxpr: ClosedJaxpr, name: str) -> list:
@@ -69,6 +69,7 @@ def _jit_pp_rule(eqn: Any, context: PrintContext) -> Any:
 jit_p.impl = _jit_impl
 jit_p.abstract_eval = _jit_abstract_eval
 jit_p.pp_rule = _jit_pp_rule
+jit_p.sharding_rule = nested_call
 
 
 # ---------------------------------------------------------------------------------------------
@@ -346,10 +347,10 @@ class _Entry:
     """One cached trace: the jaxpr, its compiled form, and how to rebuild the output pytree."""
 
     __slots__ = ("jaxpr", "run", "call", "call_numpy", "out_avals", "out_tree", "placements",
-                 "lays_out")
+                 "lays_out", "name")
 
-    def __init__(self, jaxpr: ClosedJaxpr, out_tree: Any):
-        self.jaxpr, self.out_tree = jaxpr, out_tree
+    def __init__(self, jaxpr: ClosedJaxpr, out_tree: Any, name: str | None = None):
+        self.jaxpr, self.out_tree, self.name = jaxpr, out_tree, name
         self.out_avals = jaxpr.out_avals
         # compiled on the first run, not here: a jit only ever traced inside another (jnp's
         # own jitted helpers) is inlined there and never runs, so compiling it (tier 1
@@ -362,7 +363,8 @@ class _Entry:
         self.lays_out = program_mesh(jaxpr.jaxpr) is not None
 
     def _compile(self) -> None:
-        self.run = run = run_unflushed(compile_jaxpr, self.jaxpr)  # (as XLA compiles)
+        # (as XLA compiles)
+        self.run = run = run_unflushed(compile_jaxpr, self.jaxpr, self.name)
         self.call = make_caller(run.positional, len(self.jaxpr.jaxpr.invars), self.out_avals,
                                 self.out_tree)
 
@@ -609,9 +611,14 @@ class PjitFunction:
 
         debug = DebugInfo("jit", self._fun, args, kwargs, tuple(static_pos),
                           tuple(k for k, _ in statics if isinstance(k, str)))
-        closed = trace_to_jaxpr(flat_fun, [abstractify(x) for x in leaves], debug)
+        avals = [abstractify(x) for x in leaves]
+        if trace_state.trace is None and monitoring.active():  # JAX's event, as JAX fires it
+            with monitoring.timed(monitoring.JAXPR_TRACE_EVENT, self._name):
+                closed = trace_to_jaxpr(flat_fun, avals, debug)
+        else:
+            closed = trace_to_jaxpr(flat_fun, avals, debug)
         closed, lifted = _lift_tracer_consts(closed)
-        return _Entry(closed, out_tree_box[0]), lifted
+        return _Entry(closed, out_tree_box[0], self._name), lifted
 
     def trace(self, *args: Any, **kwargs: Any) -> Any:
         """The Traced stage (`jax.stages.Traced`) for these arguments (the cached trace)."""

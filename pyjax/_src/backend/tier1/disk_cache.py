@@ -27,9 +27,11 @@ import os
 import struct
 import tempfile
 import threading
+import time
 import warnings
 from typing import Any
 
+from pyjax._src import monitoring
 from pyjax._src.config import config
 
 logger = logging.getLogger(__name__)
@@ -129,6 +131,10 @@ def load(name: str) -> bytes | None:
     root = directory()
     if root is None:
         return None
+    watched = monitoring.active()  # JAX's cache events (jax.monitoring), per native kernel
+    if watched:
+        monitoring.record_event("/jax/compilation_cache/compile_requests_use_cache")
+        started = time.monotonic()
     path = _path(root, name)
     try:
         with open(path, "rb") as f:
@@ -151,6 +157,10 @@ def load(name: str) -> bytes | None:
             _cache_error("deleting", name, e)
         return None
     _count("hits")
+    if watched:
+        monitoring.record_event("/jax/compilation_cache/cache_hits")
+        monitoring.record_event_duration_secs("/jax/compilation_cache/cache_retrieval_time_sec",
+                                              time.monotonic() - started)
     logger.log(logging.WARNING if config.log_compiles else logging.DEBUG,
                "Persistent compilation cache hit for native kernel with key %r", name)
     return payload
@@ -172,6 +182,7 @@ def store(name: str, payload: bytes, compile_secs: float) -> bool:
                    "(at least %.2f s needed), %d bytes (at least %d needed)", name,
                    compile_secs, min_secs, len(entry), min_size)
         return False
+    monitoring.record_event("/jax/compilation_cache/cache_misses")  # (as JAX: before writing)
     try:
         os.makedirs(root, exist_ok=True)
         fd, temporary = tempfile.mkstemp(prefix=f".{name}-", suffix=".tmp", dir=root)
