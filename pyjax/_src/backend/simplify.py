@@ -20,6 +20,7 @@ from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, has_effects
 from pyjax._src.core.primitive import Primitive, registry
+from pyjax._src.parallel import propagation
 
 Rewrite = tuple[list[Eqn], Any] | None
 
@@ -165,6 +166,7 @@ def _fma_specialize(a: ShapedArray, b: ShapedArray, c: ShapedArray) -> Callable 
 fused_multiply_add_p = Primitive("fused_multiply_add")
 fused_multiply_add_p.impl = _fma_impl
 fused_multiply_add_p.specialize = _fma_specialize
+fused_multiply_add_p.sharding_rule = propagation.elementwise
 del registry["fused_multiply_add"]
 _FMA_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 

@@ -18,6 +18,13 @@
     vma(union, in_aval, check, order, **params)  the manual axes a shard_map body's result
                                         varies over, from its operands' union (collectives;
                                         None: the union)
+    sharding_rule(eqn, operand_specs, mesh_sizes)  the PartitionSpec entries of its results
+                                        given its operands' (how splits over mesh axes flow:
+                                        parallel/propagation.py, which also holds the common
+                                        rules; None: results replicated)
+    result_mesh(params)                 the mesh an equation lays its results out over by
+                                        itself, named in its parameters (shard_map, reshard,
+                                        ...; None for primitives whose layout follows operands)
     foldable                            jit computes an equation of it whose operands are all
                                         scalar literals while compiling, on the host (XLA's
                                         constant folding: elementwise arithmetic)
@@ -71,6 +78,8 @@ class Primitive:
         self.const_fold: Callable[..., Any] | None = None
         self.specialize: Callable[..., Any] | None = None
         self.vma: Callable[..., Any] | None = None
+        self.sharding_rule: Callable[..., Any] | None = None
+        self.result_mesh: Callable[[dict], Any] | None = None
         if self.census:
             registry[name] = self
 

@@ -21,6 +21,7 @@ from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.primitive import Primitive
 from pyjax._src.core.trace import Tracer, trace_state
+from pyjax._src.parallel.propagation import Given
 from pyjax._src.parallel.vma import reduces_over, varies_over
 from pyjax._src.primitives import elementwise as ew
 from pyjax._src.primitives import indexing as idx
@@ -722,6 +723,12 @@ class _SortedSet:
         return f"frozenset({{{', '.join(repr(e) for e in sorted(self.items))}}})"
 
 
+def _constraint_sharding_rule(eqn: Any, ins: list, sizes: dict) -> list:
+    """The value is laid out as the constraint says."""
+    sharding = eqn.params["sharding"]
+    return [Given(getattr(sharding, "spec", sharding), len(eqn.outvars[0].aval.shape))]
+
+
 def _constraint_pp(eqn: Any, context: Any) -> Any:
     from pyjax._src.core.jaxpr import pp_eqn_standard
     params = dict(eqn.params, unconstrained_dims=_SortedSet(eqn.params["unconstrained_dims"]))
@@ -757,6 +764,8 @@ sharding_constraint_p.eager = _constraint_eager
 sharding_constraint_p.abstract_eval = _same_aval
 sharding_constraint_p.batch = _constraint_batch
 sharding_constraint_p.pp_rule = _constraint_pp
+sharding_constraint_p.sharding_rule = _constraint_sharding_rule
+sharding_constraint_p.result_mesh = lambda params: getattr(params["sharding"], "mesh", None)
 ad.deflinear(sharding_constraint_p,
              lambda ct, x, **params: [sharding_constraint_p.bind(ct, **params)])
 

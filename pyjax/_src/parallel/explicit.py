@@ -68,12 +68,8 @@ def broadcast_sharding(args: Any, shape: tuple) -> NamedSharding | None:
 def _source_mesh(prim: Any, params: dict) -> Any:
     """The mesh of an equation that lays out its results itself (shard_map, a constraint, an
     `out_sharding=`), or None."""
-    if prim.name == "shard_map":
-        return params["mesh"]
-    if prim.name == "reshard":
-        return params["dst_sharding"].mesh
-    if prim.name == "device_put":
-        return next((d.mesh for d in params["devices"] if isinstance(d, NamedSharding)), None)
+    if prim.result_mesh is not None:
+        return prim.result_mesh(params)
     return getattr(propagation.given_sharding(params), "mesh", None)
 
 

@@ -17,6 +17,7 @@ from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.primitive import Primitive
 from pyjax._src.parallel.devices import process_count
 from pyjax._src.parallel import mesh as mesh_lib
+from pyjax._src.parallel import propagation
 from pyjax._src.parallel.mesh import AxisType, Mesh
 from pyjax._src.parallel.sharding import (
     NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding, flatten_spec, placed)
@@ -144,12 +145,28 @@ def _device_put_jvp(primals: Any, tangents: Any, **params: Any) -> tuple:
     return out, device_put_p.bind(*[ad.instantiate(t) for t in tangents], **params)
 
 
+def _device_put_sharding_rule(eqn: Any, ins: list, sizes: dict) -> list:
+    """A NamedSharding over Explicit axes lays its result out (its type says so); otherwise a
+    device_put under jit keeps its operand's layout (XLA's CPU code ignores it)."""
+    outs = []
+    for spec, target, v in zip(ins, eqn.params["devices"], eqn.outvars):
+        explicit = isinstance(target, NamedSharding) and target.mesh.explicit_axes
+        outs.append(propagation.Given(target.spec, len(v.aval.shape)) if explicit else spec)
+    return outs
+
+
+def _device_put_result_mesh(params: dict) -> Any:
+    return next((d.mesh for d in params["devices"] if isinstance(d, NamedSharding)), None)
+
+
 device_put_p = Primitive("device_put", multiple_results=True)
 device_put_p.impl = lambda *xs, **params: list(xs)
 device_put_p.abstract_eval = lambda *avals, **params: [a.update() for a in avals]
 device_put_p.jvp = _device_put_jvp
 device_put_p.transpose = _device_put_transpose
 device_put_p.batch = lambda vals, dims, **params: (device_put_p.bind(*vals, **params), dims)
+device_put_p.sharding_rule = _device_put_sharding_rule
+device_put_p.result_mesh = _device_put_result_mesh
 
 
 # -- building arrays from per-device pieces ---------------------------------------------------

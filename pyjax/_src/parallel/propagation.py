@@ -1,12 +1,15 @@
 """Where jit's results live when its arguments are laid out over a mesh.
 
 A forward pass over the traced jaxpr gives every value a spec: per array axis, the mesh
-axes it is split over (a PartitionSpec entry) or None.  A rule per kind of primitive says how
-specs flow, as JAX decides for these operations (its sharding rules on Explicit mesh axes,
+axes it is split over (a PartitionSpec entry) or None.  Each primitive's `sharding_rule`
+attribute, set beside the primitive from the rules below (or its own), says how specs flow,
+as JAX decides for these operations (its sharding rules on Explicit mesh axes,
 GSPMD's propagation on Auto ones — the same answers for them): elementwise operations keep
 their operands' splits, reductions drop the reduced axes, `dot_general` keeps batch and free
 axes, transposes permute, a `shard_map` gives its `out_specs`, a sharding constraint or an
-`out_sharding=` its own.  Anything else is replicated.  The results are NamedShardings over
+`out_sharding=` its own.  A primitive without a rule gives replicated results.  Primitives
+that lay their results out over a mesh named in their parameters (shard_map, reshard, a
+sharding constraint, device_put to a NamedSharding) also say which mesh (`result_mesh`).  The results are NamedShardings over
 the arguments' mesh: full-rank specs on an Explicit mesh (`P(None,)`), trailing Nones dropped
 on an Auto one (`P('x',)`, `P()`), as JAX prints them.
 """
@@ -23,7 +26,7 @@ from pyjax._src.parallel.sharding import NamedSharding, PartitionSpec
 Spec = tuple  # one entry per axis: None, a mesh axis name, or a tuple of names
 
 
-class _Given(tuple):
+class Given(tuple):
     """A spec stated by the program (a shard_map's out_specs, a constraint): a result that is
     this value keeps the PartitionSpec as written on an Auto mesh (`P('i', None)` stays so;
     on an Explicit one the result's type speaks: full rank)."""
@@ -72,7 +75,7 @@ def shardings_on(mesh: Any, specs: list, avals: list) -> list:
     them: full rank on a mesh with an Explicit axis, trailing Nones dropped otherwise (a
     spec the program stated kept as written there)."""
     explicit = any(t == AxisType.Explicit for t in getattr(mesh, "axis_types", ()))
-    return [NamedSharding(mesh, spec.spec if type(spec) is _Given and not explicit
+    return [NamedSharding(mesh, spec.spec if type(spec) is Given and not explicit
                           else _partition_spec(spec, len(aval.shape), explicit))
             for spec, aval in zip(specs, avals)]
 
@@ -82,14 +85,10 @@ def program_mesh(jaxpr: Jaxpr) -> Any:
     names, or None."""
     from pyjax._src.parallel.mesh import Mesh
     for eqn in jaxpr.eqns:
-        if _RULES.get(eqn.primitive.name) not in _SOURCES:
-            continue
-        params = eqn.params
-        for candidate in (params.get("mesh"), params.get("concrete_mesh"),
-                          getattr(params.get("sharding"), "mesh", None),
-                          *[getattr(d, "mesh", None) for d in params.get("devices", ())]):
-            if isinstance(candidate, Mesh):
-                return candidate
+        named = eqn.primitive.result_mesh
+        mesh = None if named is None else named(eqn.params)
+        if isinstance(mesh, Mesh):
+            return mesh
     return None
 
 
@@ -113,11 +112,12 @@ def eqn_specs(eqn: Any, ins: list, sizes: dict) -> list | None:
     when no rule speaks for this primitive (also read by explicit.py while staging)."""
     given = given_sharding(eqn.params)
     if given is not None:
-        return [_Given(getattr(given, "spec", given), len(eqn.outvars[0].aval.shape))]
-    rule = _RULES.get(eqn.primitive.name)
+        return [Given(getattr(given, "spec", given), len(eqn.outvars[0].aval.shape))]
+    prim = eqn.primitive
+    rule = prim.sharding_rule
     if rule is None:
         return None
-    if rule in _SOURCES or any(s is not None for s in ins):
+    if prim.result_mesh is not None or any(s is not None for s in ins):
         return rule(eqn, ins, sizes)
     return [None] * len(eqn.outvars)
 
@@ -144,7 +144,11 @@ def _partition_spec(spec: Spec | None, rank: int, explicit: bool) -> PartitionSp
     return PartitionSpec(*parts)
 
 
-def _merge(eqn: Any, ins: list, sizes: dict) -> list:
+# ---------------------------------------------------------------------------------------------
+# Rules: each primitive names its own as `sharding_rule` beside its definition
+# ---------------------------------------------------------------------------------------------
+
+def elementwise(eqn: Any, ins: list, sizes: dict) -> list:
     """Elementwise (and concatenate): each axis split as the first operand of the result's
     rank that splits it."""
     rank = len(eqn.outvars[0].aval.shape)
@@ -166,7 +170,7 @@ def _names(entry: Any) -> set:
     return set(entry) if isinstance(entry, tuple) else {entry}
 
 
-def _broadcast_in_dim(eqn: Any, ins: list, sizes: dict) -> list:
+def broadcast_in_dim(eqn: Any, ins: list, sizes: dict) -> list:
     shape, dims = eqn.params["shape"], eqn.params["broadcast_dimensions"]
     operand = eqn.invars[0].aval.shape
     out: list = [None] * len(shape)
@@ -177,23 +181,23 @@ def _broadcast_in_dim(eqn: Any, ins: list, sizes: dict) -> list:
     return [tuple(out)]
 
 
-def _reduce(eqn: Any, ins: list, sizes: dict) -> list:
+def reduction(eqn: Any, ins: list, sizes: dict) -> list:
     axes = set(eqn.params["axes"])
     kept = tuple(e for i, e in enumerate(ins[0]) if i not in axes) if ins[0] else None
     return [kept] * len(eqn.outvars)
 
 
-def _transpose(eqn: Any, ins: list, sizes: dict) -> list:
+def transpose(eqn: Any, ins: list, sizes: dict) -> list:
     return [tuple(ins[0][p] for p in eqn.params["permutation"])]
 
 
-def _squeeze(eqn: Any, ins: list, sizes: dict) -> list:
+def squeeze(eqn: Any, ins: list, sizes: dict) -> list:
     rank = len(eqn.invars[0].aval.shape)
     dropped = {d % rank for d in eqn.params["dimensions"]}
     return [tuple(e for i, e in enumerate(ins[0]) if i not in dropped)]
 
 
-def _reshape(eqn: Any, ins: list, sizes: dict) -> list:
+def reshape(eqn: Any, ins: list, sizes: dict) -> list:
     """On a mesh with Explicit axes, as JAX types a reshape that only adds or drops 1s, splits
     one axis or merges several into one (the split axis's mesh axes handed out major to
     minor); otherwise (and on Auto meshes, as GSPMD lays them out) axes before
@@ -272,35 +276,35 @@ def _hand_out(names: tuple, out_sizes: tuple, sizes: dict) -> Spec | None:
     return None if next(pending, None) is not None else tuple(out)
 
 
-def _same_size_axes(eqn: Any, ins: list, sizes: dict) -> list:
+def same_size_axes(eqn: Any, ins: list, sizes: dict) -> list:
     """slice, pad, rev, dynamic_slice ...: every axis keeps its split."""
     return [ins[0]] + [None] * (len(eqn.outvars) - 1)
 
 
-def _stack(eqn: Any, ins: list, sizes: dict) -> list:
+def stack(eqn: Any, ins: list, sizes: dict) -> list:
     """The operands' common split with an unsplit axis at `axis`."""
     rank = len(eqn.invars[0].aval.shape)
-    merged = _merge(types.SimpleNamespace(outvars=[types.SimpleNamespace(
+    merged = elementwise(types.SimpleNamespace(outvars=[types.SimpleNamespace(
         aval=eqn.invars[0].aval)], invars=eqn.invars), ins, sizes)[0]
     axis = eqn.params["axis"] % (rank + 1)
     return [merged[:axis] + (None,) + merged[axis:]]
 
 
-def _unstack(eqn: Any, ins: list, sizes: dict) -> list:
+def unstack(eqn: Any, ins: list, sizes: dict) -> list:
     axis = eqn.params["axis"] % len(ins[0])
     return [ins[0][:axis] + ins[0][axis + 1:]] * len(eqn.outvars)
 
 
-def _split(eqn: Any, ins: list, sizes: dict) -> list:
+def split(eqn: Any, ins: list, sizes: dict) -> list:
     return [ins[0]] * len(eqn.outvars)
 
 
-def _operand_layout(eqn: Any, ins: list, sizes: dict) -> list:
+def operand_layout(eqn: Any, ins: list, sizes: dict) -> list:
     """scatter and its kin: the result is the operand updated, laid out as it is."""
     return [ins[0]] + [None] * (len(eqn.outvars) - 1)
 
 
-def _dot_general(eqn: Any, ins: list, sizes: dict) -> list:
+def dot_general(eqn: Any, ins: list, sizes: dict) -> list:
     (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
     lhs_rank, rhs_rank = (len(v.aval.shape) for v in eqn.invars)
     lhs = ins[0] or (None,) * lhs_rank
@@ -317,86 +321,32 @@ def _dot_general(eqn: Any, ins: list, sizes: dict) -> list:
     return [tuple(out)]
 
 
-def _shard_map(eqn: Any, ins: list, sizes: dict) -> list:
-    specs = eqn.params["out_specs"]
-    return [_Given(s, len(v.aval.shape)) for s, v in zip(specs, eqn.outvars)]
-
-
-def _constraint(eqn: Any, ins: list, sizes: dict) -> list:
-    sharding = eqn.params["sharding"]
-    return [_Given(getattr(sharding, "spec", sharding), len(eqn.outvars[0].aval.shape))]
-
-
 def _typed(aval: Any) -> Spec | None:
     """The spec a value's type carries (its split over Explicit mesh axes), if any."""
     typed = getattr(aval, "explicit_sharding", None)
     return None if typed is None else tuple(typed.spec.partitions)
 
 
-def _cond(eqn: Any, ins: list, sizes: dict) -> list:
+def cond(eqn: Any, ins: list, sizes: dict) -> list:
     """The branches' results as their traced types say (every branch gives the same)."""
     return [_typed(a) for a in eqn.params["branches"][0].out_avals]
 
 
-def _while(eqn: Any, ins: list, sizes: dict) -> list:
+def while_loop(eqn: Any, ins: list, sizes: dict) -> list:
     return [_typed(a) for a in eqn.params["body_jaxpr"].out_avals]
 
 
-def _scan(eqn: Any, ins: list, sizes: dict) -> list:
+def scan(eqn: Any, ins: list, sizes: dict) -> list:
     """Carries as the body types them; stacked outputs gain an unsplit leading axis."""
     n = eqn.params["num_carry"]
     outs = [_typed(a) for a in eqn.params["jaxpr"].out_avals]
     return outs[:n] + [None if s is None else (None, *s) for s in outs[n:]]
 
 
-def _device_put(eqn: Any, ins: list, sizes: dict) -> list:
-    """A NamedSharding over Explicit axes lays its result out (its type says so); otherwise a
-    device_put under jit keeps its operand's layout (XLA's CPU code ignores it)."""
-    outs = []
-    for spec, target, v in zip(ins, eqn.params["devices"], eqn.outvars):
-        explicit = isinstance(target, NamedSharding) and target.mesh.explicit_axes
-        outs.append(_Given(target.spec, len(v.aval.shape)) if explicit else spec)
-    return outs
-
-
-def _reshard(eqn: Any, ins: list, sizes: dict) -> list:
-    return [_Given(eqn.params["dst_sharding"].spec, len(eqn.outvars[0].aval.shape))]
-
-
-def _nested(eqn: Any, ins: list, sizes: dict) -> list:
+def nested_call(eqn: Any, ins: list, sizes: dict) -> list:
     """A nested jit (or custom-derivative call, checkpoint): its own jaxpr, propagated."""
     inner = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr")
     inner = getattr(inner, "jaxpr", inner)
     if not isinstance(inner, Jaxpr) or len(inner.invars) != len(ins):
         return [None] * len(eqn.outvars)
     return propagate(inner, ins, sizes)
-
-
-_ELEMENTWISE = (
-    "add", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2", "nextafter", "and", "or",
-    "xor", "eq", "ne", "lt", "le", "gt", "ge", "neg", "sign", "floor", "ceil", "round",
-    "is_finite", "exp", "exp2", "log", "log1p", "expm1", "tanh", "logistic", "sin", "cos",
-    "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "sqrt", "rsqrt",
-    "cbrt", "abs", "not", "square", "erf", "erfc", "erf_inv", "lgamma", "digamma",
-    "integer_pow", "select_n", "clamp", "convert_element_type", "fused_multiply_add",
-    "add_any", "shift_left", "shift_right_logical", "shift_right_arithmetic",
-    "population_count", "clz", "real", "imag", "conj", "complex", "copy",
-    "stop_gradient", "reduce_precision", "bitcast_convert_type", "cumsum", "cumprod",
-    "cummax", "cummin", "cumlogsumexp")
-_RULES: dict[str, Callable] = {
-    **dict.fromkeys(_ELEMENTWISE, _merge),
-    **dict.fromkeys(("reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and",
-                     "reduce_or", "reduce_xor", "argmax", "argmin"), _reduce),
-    **dict.fromkeys(("scatter", "scatter-add", "scatter-mul", "scatter-min", "scatter-max",
-                     "scatter-sub"), _operand_layout),
-    **dict.fromkeys(("slice", "pad", "rev", "dynamic_slice", "dynamic_update_slice"),
-                    _same_size_axes),
-    "stack": _stack, "unstack": _unstack, "split": _split,
-    "broadcast_in_dim": _broadcast_in_dim, "transpose": _transpose, "squeeze": _squeeze,
-    "reshape": _reshape, "concatenate": _merge, "dot_general": _dot_general,
-    "shard_map": _shard_map, "sharding_constraint": _constraint, "reshard": _reshard,
-    "cond": _cond, "while": _while, "scan": _scan, "device_put": _device_put,
-    **dict.fromkeys(("jit", "remat2", "custom_jvp_call", "custom_vjp_call"), _nested),
-}
-#: rules that give a layout even when no operand has one
-_SOURCES = {_shard_map, _constraint, _reshard, _device_put}

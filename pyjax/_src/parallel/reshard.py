@@ -15,6 +15,7 @@ import numpy as np
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.primitive import Primitive
 from pyjax._src.parallel import mesh as mesh_lib
+from pyjax._src.parallel import propagation
 from pyjax._src.parallel.explicit import kept_entry
 from pyjax._src.parallel.mesh import AbstractMesh, AxisType
 from pyjax._src.parallel.placement import canonicalize_sharding
@@ -80,11 +81,23 @@ def _pp(eqn: Any, context: Any) -> Any:
     return pp_eqn_standard(eqn, context, params={})
 
 
+def _sharding_rule(eqn: Any, ins: list, sizes: dict) -> list:
+    return [propagation.Given(eqn.params["dst_sharding"].spec, len(eqn.outvars[0].aval.shape))]
+
+
+def _result_mesh(params: dict) -> Any:
+    """The concrete mesh the value goes to (the target's own mesh may be abstract)."""
+    concrete = params.get("concrete_mesh")
+    return concrete if isinstance(concrete, mesh_lib.Mesh) else params["dst_sharding"].mesh
+
+
 reshard_p = Primitive("reshard")
 reshard_p.impl = lambda x, **params: x
 reshard_p.abstract_eval = lambda aval, **params: aval.update()
 reshard_p.batch = _batch
 reshard_p.pp_rule = _pp
+reshard_p.sharding_rule = _sharding_rule
+reshard_p.result_mesh = _result_mesh
 ad.deflinear(reshard_p, _transpose)
 
 

@@ -23,6 +23,7 @@ from pyjax._src.core.primitive import Primitive
 from pyjax._src.core.trace import trace_state, use_trace
 from pyjax._src.parallel import collectives as coll
 from pyjax._src.parallel import mesh as mesh_lib
+from pyjax._src.parallel import propagation
 from pyjax._src.parallel.sharding import (DuplicateSpecError, NamedSharding, PartitionSpec,
                                           placed)
 from pyjax._src.parallel.vma import check_out_vma, infer_vma, typing
@@ -324,6 +325,12 @@ def _pp(eqn: Any, context: Any) -> Any:
     return pp_eqn_standard(eqn, context, params=params)
 
 
+def _sharding_rule(eqn: Any, ins: list, sizes: dict) -> list:
+    """The results are laid out as out_specs says."""
+    return [propagation.Given(s, len(v.aval.shape))
+            for s, v in zip(eqn.params["out_specs"], eqn.outvars)]
+
+
 shard_map_p = Primitive("shard_map", multiple_results=True)
 shard_map_p.impl = _impl
 shard_map_p.eager = _eager
@@ -332,6 +339,8 @@ shard_map_p.jvp = _jvp
 shard_map_p.partial_eval = _partial_eval
 shard_map_p.batch = _batch
 shard_map_p.pp_rule = _pp
+shard_map_p.sharding_rule = _sharding_rule
+shard_map_p.result_mesh = lambda params: params["mesh"]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import numpy as np
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import pp_eqn_standard
+from pyjax._src.parallel import propagation
 from pyjax._src.primitives import _blas_threads
 from pyjax._src.primitives._accumulation import accumulation_dtype
 from pyjax._src.primitives._rules import NUMBER, check_kinds, make_primitive
@@ -232,6 +233,7 @@ def _dot_general_pp(eqn: Any, context: Any) -> Any:
 dot_general_p = make_primitive("dot_general", _dot_general_impl, _dot_general_abstract)
 dot_general_p.pp_rule = _dot_general_pp
 dot_general_p.specialize = _dot_general_specialize
+dot_general_p.sharding_rule = propagation.dot_general
 
 
 def _remaining(n: int, *removed: Sequence[int]) -> list[int]:

@@ -17,6 +17,7 @@ from pyjax._src.backend.eager_plans import plain_eager
 from pyjax._src.backend.specialized import exact
 from pyjax._src.core import dtypes, primitive
 from pyjax._src.core.array import ArrayImpl
+from pyjax._src.parallel import propagation
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.primitive import Primitive
 from pyjax._src.core.trace import Tracer, trace_state
@@ -180,6 +181,7 @@ def unop(name: str, impl: Callable, kinds: tuple, out_dtype: Callable | None = N
             prim.specialize = _ufunc_specialize(impl.real_ufunc, real=True)
     prim.foldable = True
     batching.defvectorized(prim)
+    prim.sharding_rule = propagation.elementwise
     return prim
 
 
@@ -545,6 +547,7 @@ def _conj_abstract(x: ShapedArray, *, input_dtype: np.dtype) -> ShapedArray:
 
 
 conj_p = make_primitive("conj", lambda x, *, input_dtype: np.conj(x), _conj_abstract)
+conj_p.sharding_rule = propagation.elementwise
 
 
 def _conj_transpose(ct: Any, x: Any, *, input_dtype: np.dtype) -> list:
@@ -603,6 +606,7 @@ def _integer_pow_eager(prim: Primitive, args: tuple, params: dict) -> Any:
 
 
 integer_pow_p.eager = plain_eager(_integer_pow_eager)
+integer_pow_p.sharding_rule = propagation.elementwise
 
 
 def _integer_pow_jvp(g: Any, x: Any, *, y: int) -> Any:
@@ -694,6 +698,7 @@ def binop(name: str, impl: Callable, kinds: tuple, *, comparison: bool = False) 
         prim.specialize = _ufunc_specialize(impl.real_ufunc, comparison, real=True)
     prim.foldable = True
     batching.defbroadcasting(prim)
+    prim.sharding_rule = propagation.elementwise
     return prim
 
 
@@ -999,6 +1004,7 @@ def _complex_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 complex_p = make_primitive("complex", _complex_impl, _complex_abstract)
+complex_p.sharding_rule = propagation.elementwise
 ad.deflinear(complex_p, _linear_transpose(
     lambda ct, x, y: [_unbroadcast(x, real(ct)), _unbroadcast(y, imag(neg(ct)))]))
 batching.defbroadcasting(complex_p)
@@ -1135,6 +1141,7 @@ def _select_n_batch(vals: Any, dims: Any) -> tuple:
 select_n_p.jvp = _select_n_jvp
 select_n_p.transpose = _select_n_transpose
 select_n_p.batch = _select_n_batch
+select_n_p.sharding_rule = propagation.elementwise
 
 
 def _clamp_abstract(lo: ShapedArray, x: ShapedArray, hi: ShapedArray) -> ShapedArray:
@@ -1193,6 +1200,7 @@ def _clamp_batch(vals: Any, dims: Any) -> tuple:
 
 
 clamp_p.batch = _clamp_batch
+clamp_p.sharding_rule = propagation.elementwise
 
 
 def _casts_exactly(x: np.ndarray, new_dtype: np.dtype) -> bool:
@@ -1327,6 +1335,7 @@ ad.defjvp2(convert_element_type_p, _convert_jvp)
 convert_element_type_p.transpose = _convert_transpose
 convert_element_type_p.const_fold = _convert_fold
 convert_element_type_p.foldable = True
+convert_element_type_p.sharding_rule = propagation.elementwise
 # the batch axis passes through (JAX binds the primitive as it is, even for no-op converts)
 convert_element_type_p.batch = lambda vals, dims, **params: (
     convert_element_type_p.bind(*vals, **params), dims[0])

@@ -14,6 +14,7 @@ from pyjax._src.backend.dispatch import private_buffer
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import Array, ArrayImpl
 from pyjax._src.core.avals import ShapedArray
+from pyjax._src.parallel import propagation
 from pyjax._src.primitives import elementwise as ew
 from pyjax._src.primitives import shape as shp
 from pyjax._src.primitives._accumulation import accumulation_dtype
@@ -520,3 +521,9 @@ for _prim in (cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p):
     _prim.batch = _cumulative_batch(_prim)
 sort_p.batch = _sort_batch
 split_p.batch = _split_batch
+
+# how splits over mesh axes flow (parallel/propagation.py)
+for _prim in (stop_gradient_p, copy_p, bitcast_convert_type_p, cumsum_p, cumprod_p, cummax_p,
+              cummin_p, cumlogsumexp_p):
+    _prim.sharding_rule = propagation.elementwise
+split_p.sharding_rule = propagation.split

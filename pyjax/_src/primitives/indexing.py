@@ -19,6 +19,7 @@ import numpy as np
 from pyjax._src import caches
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
+from pyjax._src.parallel import propagation
 from pyjax._src.core.jaxpr import Jaxpr, eval_jaxpr
 from pyjax._src.core.trace import use_trace
 from pyjax._src.primitives import elementwise as ew
@@ -1507,3 +1508,11 @@ def _register_batch_rules() -> None:
 
 
 _register_batch_rules()
+
+# how splits over mesh axes flow (parallel/propagation.py): a scatter's result is its operand
+# updated, laid out as it is; dynamic slices keep every axis's split
+for _prim in (scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p,
+              scatter_max_p):
+    _prim.sharding_rule = propagation.operand_layout
+dynamic_slice_p.sharding_rule = propagation.same_size_axes
+dynamic_update_slice_p.sharding_rule = propagation.same_size_axes

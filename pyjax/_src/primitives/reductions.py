@@ -11,6 +11,7 @@ from pyjax._src.backend.specialized import exact
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import pp_eqn_standard
+from pyjax._src.parallel import propagation
 from pyjax._src.primitives._accumulation import accumulation_dtype
 from pyjax._src.primitives.elementwise import _count_nonzero
 from pyjax._src.primitives._rules import (
@@ -365,6 +366,9 @@ defreducer(argmax_p)
 argmin_p = _arg_reduction("argmin", np.argmin, np.ndarray.argmin)
 ad.defjvp_zero(argmin_p)
 defreducer(argmin_p)
+for _prim in (reduce_sum_p, reduce_prod_p, reduce_max_p, reduce_min_p, reduce_and_p, reduce_or_p,
+              reduce_xor_p, argmax_p, argmin_p):  # (splits of the reduced axes drop out)
+    _prim.sharding_rule = propagation.reduction
 
 
 def _axes(axes: Sequence[int]) -> tuple[int, ...]:

@@ -16,6 +16,7 @@ from pyjax._src.backend.specialized import exact
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import pp_eqn_standard
+from pyjax._src.parallel import propagation
 from pyjax._src.primitives._rules import make_primitive
 from pyjax._src.transforms import ad
 
@@ -771,4 +772,15 @@ tile_p.batch = _tile_batch
 pad_p.batch = _pad_batch
 rev_p.batch = _rev_batch
 slice_p.batch = _slice_batch
+
+# how splits over mesh axes flow (parallel/propagation.py)
+broadcast_in_dim_p.sharding_rule = propagation.broadcast_in_dim
+reshape_p.sharding_rule = propagation.reshape
+transpose_p.sharding_rule = propagation.transpose
+squeeze_p.sharding_rule = propagation.squeeze
+concatenate_p.sharding_rule = propagation.elementwise
+stack_p.sharding_rule = propagation.stack
+unstack_p.sharding_rule = propagation.unstack
+for _prim in (pad_p, rev_p, slice_p):
+    _prim.sharding_rule = propagation.same_size_axes
 # iota has no operands, so it is never batched.

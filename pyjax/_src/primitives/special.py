@@ -20,6 +20,7 @@ from pyjax._src.core import dtypes
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.primitive import Primitive
+from pyjax._src.parallel import propagation
 from pyjax._src.core.trace import Tracer
 from pyjax._src.primitives import elementwise as ew
 from pyjax._src.primitives import xla_math
@@ -769,6 +770,7 @@ def _reduce_precision_abstract(x: ShapedArray, *, exponent_bits: int, mantissa_b
 
 
 reduce_precision_p.abstract_eval = _reduce_precision_abstract
+reduce_precision_p.sharding_rule = propagation.elementwise
 
 
 # lgamma, digamma and polygamma are elementwise.py's primitives; their impls are these

@@ -22,6 +22,7 @@ from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, dce, eval_jaxpr
 from pyjax._src.core.primitive import Primitive
+from pyjax._src.parallel import propagation
 from pyjax._src.core.trace import Trace, Tracer, check_alive, trace_state, use_trace
 from pyjax._src.primitives._rules import NUMBER, check_kinds, make_primitive
 from pyjax._src.transforms.staging import DynamicJaxprTracer, StagingTrace, abstractify
@@ -129,6 +130,7 @@ def _add_any_batch(vals: Sequence[Any], dims: Sequence[Any]) -> tuple:
 
 
 add_any_p.batch = _add_any_batch
+add_any_p.sharding_rule = propagation.elementwise
 
 
 # ---------------------------------------------------------------------------------------------

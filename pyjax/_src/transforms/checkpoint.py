@@ -11,6 +11,7 @@ from typing import Any, Callable, Sequence
 
 from pyjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Var, has_effects
 from pyjax._src.core.primitive import Primitive
+from pyjax._src.parallel import propagation
 from pyjax._src.core.trace import use_trace
 from pyjax._src.transforms import ad
 from pyjax._src.transforms.staging import abstractify, trace_to_jaxpr
@@ -26,6 +27,7 @@ def _impl(*args: Any, jaxpr: ClosedJaxpr, **_: Any) -> list:
 
 checkpoint_p.impl = _impl
 checkpoint_p.abstract_eval = lambda *avals, jaxpr, **_: jaxpr.out_avals
+checkpoint_p.sharding_rule = propagation.nested_call
 
 
 def _jvp(primals: Sequence[Any], tangents: Sequence[Any], *, jaxpr: ClosedJaxpr,

@@ -17,6 +17,7 @@ from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray, mismatch_extra
 from pyjax._src.core.jaxpr import ClosedJaxpr, pp_eqn_standard
 from pyjax._src.core.primitive import Primitive
+from pyjax._src.parallel import propagation
 from pyjax._src.core.trace import trace_state
 from pyjax._src.transforms import ad
 from pyjax._src.transforms.staging import abstractify, trace_to_jaxpr
@@ -105,6 +106,7 @@ def _call_primitive(name: str) -> Primitive:
     prim.impl = _call_impl
     prim.abstract_eval = _call_abstract
     prim.pp_rule = _name_first_pp
+    prim.sharding_rule = propagation.nested_call
     return prim
 
 

@@ -20,6 +20,7 @@ from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import ClosedJaxpr
 from pyjax._src.core.primitive import Primitive
+from pyjax._src.parallel import propagation
 from pyjax._src.core.trace import Tracer, use_trace
 from pyjax._src.primitives._rules import make_primitive
 from pyjax._src.primitives.control_flow import common
@@ -48,6 +49,7 @@ def _cond_abstract_eval(index: ShapedArray, *avals: ShapedArray, branches: tuple
 
 cond_p.impl = _cond_impl
 cond_p.abstract_eval = _cond_abstract_eval
+cond_p.sharding_rule = propagation.cond
 
 
 # ---------------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Var
 from pyjax._src.core.primitive import Primitive
+from pyjax._src.parallel import propagation
 from pyjax._src.core.trace import use_trace
 from pyjax._src.primitives.control_flow import common
 from pyjax._src.primitives.control_flow.batch_util import ANY, batch_body, install_batch_rule
@@ -81,6 +82,7 @@ def _scan_abstract_eval(*avals: ShapedArray, jaxpr: ClosedJaxpr, length: int, re
 
 scan_p.impl = _scan_impl
 scan_p.abstract_eval = _scan_abstract_eval
+scan_p.sharding_rule = propagation.scan
 
 
 # ---------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Var, dce
 from pyjax._src.core.primitive import Primitive
+from pyjax._src.parallel import propagation
 from pyjax._src.core.trace import Tracer, use_trace
 from pyjax._src.primitives.control_flow import common
 from pyjax._src.primitives.control_flow.batch_util import ANY, batch_body, install_batch_rule
@@ -79,6 +80,7 @@ def _while_abstract_eval(*avals: ShapedArray, cond_jaxpr: ClosedJaxpr,
 
 while_p.impl = _while_impl
 while_p.abstract_eval = _while_abstract_eval
+while_p.sharding_rule = propagation.while_loop
 
 
 def _while_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, cond_jaxpr: ClosedJaxpr,
