@@ -74,10 +74,11 @@ _LAZY_ATTRIBUTES = {
     "fwd_and_bwd": "pyjax._src.fwd_and_bwd:fwd_and_bwd",
     "smap": "pyjax._src.parallel.smap:smap",
     **{n: f"pyjax._src.state.lifetime:{n}" for n in ("empty_ref", "free_ref")},
+    "ds": "pyjax._src.dslice:ds",
 }
 _LAZY_SUBMODULES = [
     "api_util", "custom_batching", "custom_derivatives", "debug", "image", "interpreters",
-    "monitoring", "nn", "ops", "scipy", "stages", "version"]
+    "monitoring", "nn", "ops", "profiler", "scipy", "stages", "version"]
 _DEFERRED_SUBMODULES = [  # imported by `import pyjax` before issue 16
     "distributed", "dlpack", "flatten_util", "random", "ref", "sharding", "typing"]
 _DEFERRED = [*_DEFERRED_SUBMODULES, *_LAZY_ATTRIBUTES]  # what lazy_loader.load_deferred loads

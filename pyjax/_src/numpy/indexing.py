@@ -26,6 +26,7 @@ from pyjax._src.config import config
 from pyjax._src.core import dtypes, primitive
 from pyjax._src.core.array import Array, ArrayImpl
 from pyjax._src.core.trace import Tracer, trace_state
+from pyjax._src.dslice import Slice
 from pyjax._src.numpy import lax_numpy as lnp
 from pyjax._src.numpy import ufuncs as uf
 from pyjax._src.numpy import util
@@ -36,8 +37,8 @@ from pyjax._src.primitives import shape as shp
 Mode = ix.GatherScatterMode
 
 # Kinds of index components.
-NONE, ELLIPSIS, SLICE, INTEGER, BOOLEAN, ARRAY = (
-    "none", "ellipsis", "slice", "integer", "boolean", "array")
+NONE, ELLIPSIS, SLICE, INTEGER, BOOLEAN, ARRAY, DYNAMIC_SLICE = (
+    "none", "ellipsis", "slice", "integer", "boolean", "array", "dynamic_slice")
 
 
 class Entry(NamedTuple):
@@ -107,6 +108,8 @@ def _kind(idx: Any) -> str:
         return ELLIPSIS
     if isinstance(idx, slice):
         return SLICE
+    if isinstance(idx, Slice):  # jax.ds
+        return DYNAMIC_SLICE
     if _is_int(idx):
         return INTEGER
     if _is_bool_index(idx):
@@ -218,7 +221,7 @@ def _static_plan(entries: list[Entry], shape: tuple, mode: Any, normalize: bool)
         _validate_static_ints(entries, shape, normalize)
     _validate_slices(entries)
     for pos, e in enumerate(entries):
-        if e.kind in (ARRAY, BOOLEAN):
+        if e.kind in (ARRAY, BOOLEAN, DYNAMIC_SLICE):
             raise TypeError("static_slice: indices must be static scalars or slices. Got index "
                             f"of type {type(e.index)} at position {pos}")
     starts, limits, strides, rev, squeeze, newaxis = [], [], [], [], [], []
@@ -306,7 +309,8 @@ def _check_dynamic_entries(entries: list[Entry], mode: Any) -> None:
     if mode is not None and Mode.from_any(mode) not in (Mode.PROMISE_IN_BOUNDS, Mode.CLIP):
         raise ValueError("dynamic_slice requires mode='promise_in_bounds' or mode='clip'")
     for pos, e in enumerate(entries):
-        if e.kind == SLICE and e.index.step is not None and e.index.step not in (-1, 1):
+        if e.kind == SLICE and e.index.step is not None and e.index.step not in (-1, 1) or (
+                e.kind == DYNAMIC_SLICE and e.index.stride != 1):
             raise TypeError("dynamic_slice: only unit steps supported in slice. Got "
                             f"{e.index} at position {pos}")
         if e.kind == ARRAY and (isinstance(e.index, Sequence) or np.shape(e.index) != ()):
@@ -336,6 +340,11 @@ def _dynamic_plan(entries: list[Entry], shape: tuple, mode: Any) -> _DynamicPlan
             starts.append(index)
             sizes.append(1)
             squeeze.append(axis)
+            continue
+        if e.kind == DYNAMIC_SLICE:  # (start as given: dynamic_slice wraps and clamps it)
+            starts.append(e.index.start)
+            sizes.append(e.index.size)
+            trivial = False
             continue
         if e.index != slice(None):
             trivial = False
@@ -528,7 +537,7 @@ def _build_gather_plan(entries: list[Entry], shape: tuple, advanced: list, adv_p
             b.add_scalar(e.index)
         elif e.kind == NONE:
             b.add_newaxis()
-        elif e.kind == SLICE:
+        elif e.kind in (SLICE, DYNAMIC_SLICE):
             b.add_slice(e.index)
         else:
             raise IndexError(f"Got unsupported indexer at position {pos}: {e!r}")
@@ -587,9 +596,13 @@ class _GatherBuilder:
         self.newaxis_dims.append(self.y_axis)
         self.y_axis += 1
 
-    def add_slice(self, s: slice) -> None:
-        """A static slice: a window for unit steps, else an index vector start + step*iota."""
-        start, step, size = _canonicalize_slice(s, self.shape[self.x_axis])
+    def add_slice(self, s: "slice | Slice") -> None:
+        """A slice (static, or a jax.ds Slice whose start may be traced): a window for unit
+        steps, else an index vector start + step*iota."""
+        if isinstance(s, Slice):
+            start, step, size = s.start, s.stride, s.size
+        else:
+            start, step, size = _canonicalize_slice(s, self.shape[self.x_axis])
         self.slice_shape.append(size)
         if step == 1:
             if size != self.shape[self.x_axis]:
@@ -630,9 +643,11 @@ def _canonicalize_slice(s: slice, size: int) -> tuple[int, int, int]:
     return start, step, length
 
 
-def _strided_indices(start: int, step: int, size: int, dtype: np.dtype) -> Any:
-    """start + step * iota(size) (staged as jnp arithmetic, as jnp does)."""
-    begin = ArrayImpl(np.array(start, dtype), False)
+def _strided_indices(start: Any, step: int, size: int, dtype: np.dtype) -> Any:
+    """start + step * iota(size) (staged as jnp arithmetic, as jnp does; a traced start, of
+    a jax.ds Slice, is copied and converted as jnp.array does)."""
+    begin = (lnp.array(start, dtype=dtype) if isinstance(start, Tracer)
+             else ArrayImpl(np.array(start, dtype), False))
     stride = ArrayImpl(np.array(step, dtype), False)
     return begin + stride * shp.iota(dtype, size)
 

@@ -5,17 +5,20 @@ Primitives, as JAX prints them:  `b:Ref{f32[3]} = new_ref[kind=None memory_space
 `e:f32[], b[0] <- b[0], d`), `b[...] += d` (addupdate), `e:f32[3] = freeze b`.
 
 An index is kept as a static `indexer` param (one entry per indexed axis: an int, a
-`Slice(start, size, stride)` or `DYNAMIC`, which takes the next integer-array operand), so
+`Slice(start, size, stride)`, `DYNAMIC`, which takes the next integer-array operand, or a
+`DynSlice(size, stride)` of a `jax.ds` whose start is traced, which takes it as operand), so
 static indices print in the equation and traced indices are operands.  Every reference
 primitive is effectful: equations that write are never dropped as dead code, and the executor
 runs them in program order on the reference's NumPy buffer.
 """
 from __future__ import annotations
 
+import operator
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from pyjax._src import dslice
 from pyjax._src.backend.dispatch import to_buffer, wrap
 from pyjax._src.core import dtypes
 from pyjax._src.core import pretty as pp
@@ -35,6 +38,14 @@ class Slice(NamedTuple):
 
 
 DYNAMIC = "dynamic"  # an axis indexed by an integer-array operand
+
+
+class DynSlice(NamedTuple):
+    """A `jax.ds` slice of one axis whose start is the next index operand (a traced scalar):
+    `size` elements, every `stride`-th; the start wraps once if negative and is then clamped
+    so the window fits, as the dynamic_slice JAX lowers it to does."""
+    size: int
+    stride: int
 
 
 class _RefMeta(type):
@@ -112,7 +123,9 @@ def parse_index(shape: tuple[int, ...], idx: Any) -> tuple[tuple, list]:
     idx = idx + (slice(None),) * (len(shape) - len(idx))
     indexer, dynamic = [], []
     for i, dim in zip(idx, shape):
-        if isinstance(i, slice):
+        if isinstance(i, dslice.Slice):
+            _ds_entry(i, dim, indexer, dynamic)
+        elif isinstance(i, slice):
             start, stop, step = i.indices(dim)
             indexer.append(Slice(start, len(range(start, stop, step)), step))
         elif type(i) is bool or isinstance(i, (bool, np.bool_)):
@@ -129,12 +142,47 @@ def parse_index(shape: tuple[int, ...], idx: Any) -> tuple[tuple, list]:
     return tuple(indexer), dynamic
 
 
-def _numpy_index(indexer: tuple, dynamic: list) -> tuple:
+def _ds_entry(s: Any, dim: int, indexer: list, dynamic: list) -> None:
+    """The indexer entry (and operand) of a jax.ds Slice on an axis of `dim` elements; a start
+    known now is checked as JAX checks it and becomes a static Slice."""
+    if s.is_dynamic_size:
+        raise TypeError(f"A reference index's slice size must be static: got {s}")
+    size, stride = operator.index(s.size), s.stride
+    if s.is_dynamic_start:
+        indexer.append(DynSlice(size, stride))
+        dynamic.append(s.start)
+        return
+    start = operator.index(s.start)
+    if start:  # (JAX's check, which a zero start skips)
+        if start >= dim:
+            raise ValueError(f"Out of bound slice: start={start}, dim={dim}.")
+        if size and start + (size - 1) * stride >= dim:
+            raise ValueError(f"Out of bound slice: start={start}, size={size}, "
+                             f"stride={stride}, dim={dim}.")
+    indexer.append(Slice(_window_start(start, size, stride, dim), size, stride))
+
+
+def _window_start(start: int, size: int, stride: int, dim: int) -> int:
+    """A slice start as dynamic_slice takes it: wrapped once if negative, then clamped so the
+    window of `size` elements `stride` apart fits in `dim`."""
+    if start < 0:
+        start += dim
+    span = (size - 1) * stride + 1 if size else 0
+    return min(max(start, 0), max(dim - span, 0))
+
+
+def _numpy_index(indexer: tuple, dynamic: list, shape: tuple | None = None) -> tuple:
     it = iter(dynamic)
     out = []
-    for entry in indexer:
+    for axis, entry in enumerate(indexer):
         if entry is DYNAMIC:
             out.append(next(it))
+        elif type(entry) is DynSlice:
+            value = next(it)
+            start = _window_start(int(value), entry.size, entry.stride, shape[axis]) \
+                if np.ndim(value) == 0 and shape is not None else 0
+            out.append(slice(start, start + (entry.size - 1) * entry.stride + 1 if entry.size
+                             else start, entry.stride))
         elif type(entry) is Slice:
             stop = entry.start + entry.size * entry.stride
             out.append(slice(entry.start, stop if stop >= 0 else None, entry.stride))
@@ -149,13 +197,13 @@ def indexed_shape(shape: tuple[int, ...], indexer: tuple, index_avals: list) -> 
         return shape
     view = np.lib.stride_tricks.as_strided(np.zeros(1, np.int8), shape, (0,) * len(shape))
     dummy = [np.zeros(a.shape, np.intp) for a in index_avals]
-    return view[_numpy_index(indexer, dummy)].shape
+    return view[_numpy_index(indexer, dummy, shape)].shape
 
 
 def _read(ref: Ref, indexer: tuple, dynamic: tuple) -> np.ndarray:
     if not indexer:
         return ref._buf.copy()
-    return np.array(ref._buf[_numpy_index(indexer, list(dynamic))])
+    return np.array(ref._buf[_numpy_index(indexer, list(dynamic), ref._buf.shape)])
 
 
 # -- new_ref ----------------------------------------------------------------------------------
@@ -215,7 +263,7 @@ def _swap_abstract_eval(ref: Any, value: ShapedArray, *index_avals: ShapedArray,
 def _swap_impl(ref: Ref, value: np.ndarray, *index: np.ndarray, indexer: tuple) -> np.ndarray:
     old = _read(ref, indexer, index)
     if indexer:
-        ref._buf[_numpy_index(indexer, list(index))] = value
+        ref._buf[_numpy_index(indexer, list(index), ref._buf.shape)] = value
     else:
         ref._buf[...] = value
     return old
@@ -229,7 +277,7 @@ def _addupdate_abstract_eval(ref: Any, value: ShapedArray, *index_avals: ShapedA
 
 def _addupdate_impl(ref: Ref, value: np.ndarray, *index: np.ndarray, indexer: tuple) -> list:
     if indexer:
-        np.add.at(ref._buf, _numpy_index(indexer, list(index)), value)
+        np.add.at(ref._buf, _numpy_index(indexer, list(index), ref._buf.shape), value)
     else:
         ref._buf += value
     return []
@@ -266,6 +314,9 @@ def pp_ref(ref_atom: Any, indexer: tuple, index_atoms: list, context: PrintConte
     for entry, dim in zip(indexer, ref_atom.aval.shape):
         if entry is DYNAMIC:
             parts.append(_pp_index_atom(next(it), context))
+        elif type(entry) is DynSlice:  # (JAX prints neither clamping nor the stride)
+            start = _pp_index_atom(next(it), context)
+            parts.append(f"{start}:{start}+{entry.size}")
         elif type(entry) is Slice:
             parts.append(_pp_slice(entry, dim))
         else:
