@@ -172,3 +172,29 @@ def test_a_jitted_call_waits_for_its_kernel_after_its_patience(monkeypatch):
     got = np.asarray(f(x))
     assert isinstance(namespace[fname], tier1.Kernel)
     np.testing.assert_allclose(got, want, rtol=2e-7)
+
+
+def test_a_large_clusters_first_call_waits_for_its_kernel(monkeypatch):
+    """A cluster of tier1.WAIT_WORK element-operations or more would take tier 0 longer than
+    its kernel takes to compile: its first call waits for the kernel and runs it; a smaller
+    one is served by tier 0 meanwhile."""
+    import time
+    build = engine._object_code
+
+    def slow(ir, short=False):
+        time.sleep(0.3)
+        return build(ir, short)
+
+    monkeypatch.setattr(engine, "_object_code", slow)
+    rows = -(-tier1.WAIT_WORK // (3 * 1024))  # (3 equations a cluster)
+    for shape, waits in (((rows, 1024), True), ((rows // 4, 1024), False)):
+        scale = np.float32(1.0 + np.random.default_rng().random())  # IR not compiled before
+        f = pyjax.jit(lambda x: jnp.tanh(x * scale) + 1.0)
+        x = np.random.default_rng(4).standard_normal(shape).astype(np.float32)
+        program = f.lower(x).compile()._run  # (traced and built, not yet called)
+        fname, = program.kernels
+        namespace = program.positional.__globals__
+        got = np.asarray(f(x))
+        assert isinstance(namespace[fname], tier1.Kernel) is waits, shape
+        np.testing.assert_allclose(got, np.tanh(x * scale) + 1.0, rtol=2e-6, atol=1e-6)
+        tier1.wait()

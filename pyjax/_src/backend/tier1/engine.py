@@ -309,18 +309,19 @@ PATIENCE_TIMEOUT_S = 10.0
 
 
 class Patience:
-    """The slow calls made while one compile is pending: past PATIENCE, `slow_call()` waits
+    """The slow calls made while one compile is pending: past `limit`, `slow_call()` waits
     for `done` (set when the compile ends, whichever way) before the caller goes on."""
 
-    __slots__ = ("done", "calls")
+    __slots__ = ("done", "calls", "limit")
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int = PATIENCE) -> None:
         self.done = threading.Event()
         self.calls = 0
+        self.limit = limit  # (0: the first call waits)
 
     def slow_call(self) -> None:
         self.calls += 1
-        if self.calls > PATIENCE and threading.current_thread() is not _worker:
+        if self.calls > self.limit and threading.current_thread() is not _worker:
             self.done.wait(PATIENCE_TIMEOUT_S)
 
 
