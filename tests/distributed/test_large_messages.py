@@ -1,7 +1,6 @@
-"""Collectives across 2 processes x 2 devices on messages large enough to go through the
-transport's kept buffers (>= 128 KB): right values, and results that stay right when the
-buffers are reused by later collectives.  Started without mpirun; skipped when mpi4py or an
-mpirun is missing."""
+"""Collectives across 2 processes x 2 devices on large messages (256 KB per device): right
+values, and results that stay right after later collectives (no result shares memory that
+MPI writes again).  Started without mpirun; skipped when mpi4py or an mpirun is missing."""
 import subprocess
 import sys
 
@@ -37,7 +36,7 @@ cases = {
 for name, (body, want) in cases.items():
     f = pyjax.pmap(body, "i")
     kept = f(data(1.0))
-    again = f(data(-2.0))  # reuses the transport's buffers
+    again = f(data(-2.0))  # (must leave `kept` as it was)
     np.testing.assert_allclose(np.asarray(kept), want(every), rtol=1e-5, atol=1e-4)
     np.testing.assert_allclose(np.asarray(again), want(every * -2.0), rtol=1e-5, atol=1e-4)
     print(f"rank{pyjax.process_index()} ok {name}", flush=True)
