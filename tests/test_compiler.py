@@ -789,6 +789,7 @@ def test_row_group_kernel_is_installed(monkeypatch):
         compiled = pyjax.jit(_layernorm).lower(_MAT).compile()
         kernel = compiled._run.kernels["group0"]
         assert isinstance(kernel, tier1.Kernel)
+        assert list(compiled._run.kernels) == ["group0"]  # (its clusters: no kernels of their own)
         assert compiled._run.positional.__globals__["group0"] is kernel
         text = compiled.as_text()
         assert "def group0(" in text and "; group0: tier 1" in text

@@ -153,8 +153,9 @@ def build(cluster: Any) -> Kernel | str:
 
 
 def attach(program: Any, sync: bool) -> dict[str, Kernel | str]:
-    """Compile tier 1 kernels for `program`'s cluster functions and swap each in when ready.
-    Returns, per cluster function, its kernel or the reason it stays on tier 0."""
+    """Compile tier 1 kernels for `program`'s cluster and row group functions and swap each
+    in when ready.  Returns, per function, its kernel or the reason it stays on tier 0 (the
+    clusters of a group that has a kernel get none: they only run when it falls back)."""
     global _warned
     kernels: dict[str, Kernel | str] = {}
     work: dict[str, int] = {}  # element-operations per call: tier 0's cost, roughly
