@@ -8,7 +8,9 @@ One run prints one table, three columns of runs, each a worker process running t
   JAX's pmap on 4 forced CPU devices, when `--jax-python` names a Python that imports JAX.
 A message is one device's operand (float32; all_gather's result is 4 times larger) and the
 bandwidth is message bytes / time.  ppermute shifts by one around the ring of 4 devices.
-Sizes run 1 KB - 64 MB (1 MB with --quick).  Issue 15's target: >= 10x faster than JAX for
+Sizes run 1 KB - 64 MB (1 MB with --quick).  The MPI runs use the venv's mpirun (pip's
+MPICH) unless PYJAX_MPIRUN names another (Open MPI's: PYJAX_MPIRUN=/usr/bin/mpirun); the
+table says which MPI ran.  Issue 15's target: >= 10x faster than JAX for
 messages <= 64 KB.  pyjax's local devices share one memory, so a local all_gather's result
 is a broadcast view of the stacked operands (no copy): its time does not grow with the size.
 """
@@ -111,19 +113,20 @@ def worker(library: str, sizes: list, out_path: str) -> None:
         import jax
     else:
         import pyjax as jax
-    agree, barrier = (lambda n: n), (lambda: None)
+    agree, barrier, mpi = (lambda n: n), (lambda: None), None
     if IN_JOB:
         jax.distributed.initialize()
         from mpi4py import MPI
         comm = MPI.COMM_WORLD
         agree, barrier = (lambda n: comm.allreduce(n, op=MPI.MAX)), comm.Barrier
+        mpi = MPI.Get_library_version().splitlines()[0].split(",")[0].strip()
     if jax.device_count() != DEVICES:
         raise SystemExit(f"{library}: {jax.device_count()} devices, {DEVICES} wanted")
     results = measure(jax, sizes, agree, barrier)
     if jax.process_index() == 0:
         with open(out_path, "w") as f:
-            json.dump({"results": results, "layout": f"{jax.process_count()} process(es) x "
-                       f"{jax.local_device_count()} devices"}, f)
+            json.dump({"results": results, "mpi": mpi, "layout": f"{jax.process_count()} "
+                       f"process(es) x {jax.local_device_count()} devices"}, f)
 
 
 def run_worker(library: str, sizes: list, python: str, env: dict, processes: int = 0
@@ -144,7 +147,10 @@ def run_worker(library: str, sizes: list, python: str, env: dict, processes: int
                 print(f"{library} worker ({python}) failed with exit status {proc.returncode}")
                 return None
         with open(out_path) as f:
-            return json.load(f)["results"]
+            run = json.load(f)
+        if run["mpi"]:
+            print(f"{library} across processes ran on {run['mpi']}")
+        return run["results"]
 
 
 def cell(seconds: float | None, size: int) -> str:

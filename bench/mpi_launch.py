@@ -25,9 +25,22 @@ def best_of(fn: Callable[[], object], repeats: int, rounds: int = 5) -> float:
 
 
 def find_mpirun() -> str | None:
-    """mpirun beside this Python (a venv with `pip install mpich`), else on PATH."""
+    """$PYJAX_MPIRUN when set (another MPI for the benchmarks, e.g. Open MPI's
+    /usr/bin/mpirun), else mpirun beside this Python (a venv with `pip install mpich`), else
+    on PATH."""
+    if os.environ.get("PYJAX_MPIRUN"):
+        return os.environ["PYJAX_MPIRUN"]
     return shutil.which("mpirun", path=os.path.dirname(sys.executable) + os.pathsep
                         + os.environ.get("PATH", ""))
+
+
+def _abi_env(mpirun: str) -> dict:
+    """What mpi4py needs to load the MPI that `mpirun` launches: its pip wheels hold one
+    extension per MPI ABI and default to MPICH's, so under Open MPI it is told so."""
+    if "MPI4PY_MPIABI" in os.environ or "MPI4PY_LIBMPI" in os.environ:
+        return {}
+    version = subprocess.run([mpirun, "--version"], capture_output=True, text=True).stdout
+    return {"MPI4PY_MPIABI": "openmpi"} if "Open MPI" in version else {}
 
 
 def run_under_mpirun(script: str, processes: int, args: Sequence[str] = (),
@@ -41,7 +54,7 @@ def run_under_mpirun(script: str, processes: int, args: Sequence[str] = (),
         return False
     full = {k: v for k, v in os.environ.items() if k != "PYJAX_NUM_CPU_DEVICES"}
     full.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-                OMPI_MCA_rmaps_base_oversubscribe="1", **(env or {}))
+                OMPI_MCA_rmaps_base_oversubscribe="1", **_abi_env(mpirun), **(env or {}))
     subprocess.run([mpirun, "-n", str(processes), sys.executable, "-m", "mpi4py",
                     os.path.abspath(script), *args], env=full, check=True, timeout=timeout)
     return True
