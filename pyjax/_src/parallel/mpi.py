@@ -113,7 +113,7 @@ class Transport:
                 pending = [self._notice_req, *requests]
                 if Request.Waitany(pending, self._status) == 0:
                     self._take_notice(self._status.Get_source())
-                elif Request.Testall(requests):
+                elif len(requests) == 1 or Request.Testall(requests):  # (one: it is done)
                     return
         finally:
             self._watchdog.disarm()
