@@ -73,6 +73,7 @@ def make_caller(run: Callable, n_inputs: int, out_avals: Sequence[Any], out_tree
                   f"        {r} = new(ArrayImpl)",
                   f"        {r}._buf = {o}",
                   f"        {r}._weak = {bool(aval.weak_type)}",
+                  f"        {r}._sharding = None",
                   "        if array_lib.layout_hook is not None:",
                   f"            array_lib.layout_hook({r})"]
     if out_tree.node_data() is None and len(results) == 1:  # the result is one leaf

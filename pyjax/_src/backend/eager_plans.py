@@ -183,7 +183,7 @@ class Recorder(Trace):
                 values.append(leaf.val)
                 exprs.append(f"o{i}")
                 made += [f"    o{i} = new(ArrayImpl)", f"    o{i}._buf = {leaf.ref}",
-                         f"    o{i}._weak = {leaf.val._weak}",
+                         f"    o{i}._weak = {leaf.val._weak}", f"    o{i}._sharding = None",
                          f"    if array_lib.layout_hook is not None: array_lib.layout_hook(o{i})"]
         out = values[0] if tree is None else tree(values)
         if self.refused or self.held > MAX_HELD_BYTES:  # (a plan must not pin big arrays)
@@ -382,6 +382,14 @@ def plans_of(fun: Callable) -> list[str]:
     return [p.source for k, p in list(_plans.items()) if k[0] is target and p]
 
 
+def _any_placed(args: tuple, kwargs: dict) -> bool:
+    """parallel/eager_layout.any_placed (imported on first use: parallel imports backend)."""
+    global _any_placed
+    from pyjax._src.parallel.eager_layout import any_placed
+    _any_placed = any_placed
+    return any_placed(args, kwargs)
+
+
 def planned(fun: Callable, traced: Callable | None = None) -> Callable:
     """Decorate a jnp function whose result depends only on its operands' types and its
     static arguments (any function jit can trace): eager calls go through plans, calls
@@ -392,10 +400,9 @@ def planned(fun: Callable, traced: Callable | None = None) -> Callable:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if trace_state.trace is not None:
             return traced(*args, **kwargs)
-        if primitive.eager_layout is not None:  # (operands laid out over a mesh: each
-            from pyjax._src.parallel.eager_layout import any_placed  # primitive lays its
-            if any_placed(args, kwargs):                              # results out: bind)
-                return fun(*args, **kwargs)
+        if primitive.eager_layout is not None and _any_placed(args, kwargs):
+            return fun(*args, **kwargs)  # (operands laid out over a mesh: each primitive
+            #                                 lays its results out, through bind)
         # the options that change tracing: the process-wide ones by number (no call, no
         # tuple to hash), the options themselves while this thread overrides some
         context = config.trace_key() if config_local.values else config.global_trace_number

@@ -46,6 +46,7 @@ class ArrayImpl(Array):
     def __init__(self, buf: np.ndarray, weak: bool = False):
         self._buf = buf
         self._weak = weak
+        self._sharding = None  # (set when placed; always set: readers never take an exception)
         if trace_state.trace is not None:  # a constant made while tracing (see made_in_trace)
             self._in_trace = True
         if layout_hook is not None:  # a mesh is set somewhere: laid out on this thread's
@@ -207,14 +208,14 @@ class ArrayImpl(Array):
 
     @property
     def sharding(self) -> Any:
-        """How the array is laid out (`_sharding`, set only when placed: `device_put`, pmap,
+        """How the array is laid out (`_sharding`, None until placed: `device_put`, pmap,
         jit's out_shardings); otherwise held whole by the default device."""
-        try:
-            return self._sharding
-        except AttributeError:
-            from pyjax._src.parallel.devices import default_device
-            from pyjax._src.parallel.sharding import SingleDeviceSharding
-            return SingleDeviceSharding(default_device())
+        sharding = getattr(self, "_sharding", None)
+        if sharding is not None:
+            return sharding
+        from pyjax._src.parallel.devices import default_device
+        from pyjax._src.parallel.sharding import SingleDeviceSharding
+        return SingleDeviceSharding(default_device())
 
     @property
     def format(self) -> Any:

@@ -6,8 +6,8 @@ While some Array placed by a NamedSharding is alive this module is `Primitive.bi
 hook: it computes the primitive as usual and lays each result out by propagation.py's rule
 for the primitive (replicated over the mesh where no rule speaks).  jnp's eager fast paths
 (plans) step aside for laid-out operands (`any_placed`), so every primitive goes through
-`bind`.  With none alive the hook is off: other eager calls pay nothing (an unset `_sharding`
-slot costs an exception per operand to look at).
+`bind`.  With none alive the hook is off: other eager calls pay nothing (with one alive, a
+look at each operand's `_sharding`, which every Array has set, None until placed).
 """
 from __future__ import annotations
 
@@ -31,11 +31,11 @@ def _layout(x: Any) -> NamedSharding | None:
 def any_placed(args: Any, kwargs: dict | None = None) -> bool:
     """Whether some Array among `args` and keyword values, or in a list or tuple of them
     (concatenate's operands), is laid out over a mesh."""
-    for a in (*args, *(kwargs or {}).values()):
-        if type(a) in (list, tuple):
-            if any(_layout(b) is not None for b in a):
+    for a in (*args, *kwargs.values()) if kwargs else args:
+        if type(getattr(a, "_sharding", None)) is NamedSharding:
+            if type(a) is ArrayImpl:
                 return True
-        elif _layout(a) is not None:
+        elif type(a) in (list, tuple) and any(_layout(b) is not None for b in a):
             return True
     return False
 
@@ -49,10 +49,13 @@ def _aval(x: Any) -> Any:
 def lay_out(prim: Any, args: tuple, params: dict) -> Any:
     """`prim` applied eagerly with its results laid out as its operands' layouts say; None
     when no operand is laid out over a mesh (the caller computes as usual)."""
-    layouts = [_layout(a) for a in args]
-    mesh = next((s.mesh for s in layouts if s is not None), None)
-    if mesh is None:
+    for a in args:  # (the common case, no operand laid out, answered first)
+        if type(getattr(a, "_sharding", None)) is NamedSharding and type(a) is ArrayImpl:
+            break
+    else:
         return None
+    layouts = [_layout(a) for a in args]
+    mesh = next(s.mesh for s in layouts if s is not None)
     out = prim.run_eager(args, params)
     outs = list(out) if prim.multiple_results else [out]
     eqn = types.SimpleNamespace(

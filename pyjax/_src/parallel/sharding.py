@@ -698,8 +698,8 @@ def placed(x: Any, sharding: Sharding) -> Any:
 def unplaced(x: Any) -> Any:
     """`x` held by the default device, even if made under a mesh (`set_mesh` lays new arrays
     out on it: parallel/mesh.py), where JAX leaves such an array unplaced."""
-    if hasattr(x, "_sharding"):
-        del x._sharding
+    if getattr(x, "_sharding", None) is not None:
+        x._sharding = None
     return x
 
 
