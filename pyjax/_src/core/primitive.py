@@ -57,8 +57,11 @@ class Primitive:
     #: whether instances join `registry` (the census of pyjax's own primitives); primitives
     #: that libraries define through JAX's extension API do not
     census = True
-    #: see the module docstring (a class default: extension-API subclasses inherit it)
+    #: see the module docstring (class defaults: subclasses that set their own rules, the
+    #: extension API's and hijax's, inherit them)
     foldable = False
+    sharding_rule: Callable[..., Any] | None = None
+    result_mesh: Callable[[dict], Any] | None = None
 
     def __init__(self, name: str, *, multiple_results: bool = False):
         from pyjax._src.backend.dispatch import apply_primitive
@@ -78,8 +81,6 @@ class Primitive:
         self.const_fold: Callable[..., Any] | None = None
         self.specialize: Callable[..., Any] | None = None
         self.vma: Callable[..., Any] | None = None
-        self.sharding_rule: Callable[..., Any] | None = None
-        self.result_mesh: Callable[[dict], Any] | None = None
         if self.census:
             registry[name] = self
 
