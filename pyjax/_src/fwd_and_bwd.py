@@ -8,12 +8,9 @@ from __future__ import annotations
 import operator
 from typing import Any, Callable, Sequence
 
-import numpy as np
-
 from pyjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, dce
-from pyjax._src.transforms.ad import (
-    Zero, backward_pass, linearize_flat, tangent_aval, zeros_like_aval)
-from pyjax._src.transforms.ad_api import _as_arrays, _aux_split, _flat_fun, _rebuild_aux
+from pyjax._src.transforms.ad import Zero, backward_pass, zeros_like_aval
+from pyjax._src.transforms.ad_api import check_cotangent, input_cotangents, linearized_call
 from pyjax._src.transforms.staging import abstractify
 from pyjax._src.tree_util import Partial, tree_flatten, tree_unflatten
 
@@ -29,21 +26,12 @@ class _Backward:
 
     def __call__(self, args_res: list, opaque: list, ct: Any) -> Any:
         flat_ct, ct_tree = tree_flatten(ct)
-        if ct_tree != self.out_tree:
-            raise TypeError(f"Tree structure of cotangent input {ct_tree}, does not match "
-                            f"structure of primal output {self.out_tree}.")
-        for c, a in zip(flat_ct, self.out_avals):
-            if tuple(np.shape(c)) != a.shape:
-                raise ValueError(f"Shape of cotangent input to vjp pullback function "
-                                 f"{np.shape(c)} must be the same as the shape of corresponding "
-                                 f"primal input {a.shape}.")
+        check_cotangent(flat_ct, ct_tree, self.out_tree, self.out_avals)
         residuals = [(args_res if primal else opaque)[i] for primal, i in self.spec]
         linear = ClosedJaxpr(self.jaxpr, residuals)
-        cts = iter(backward_pass(linear, [c for c, m in zip(flat_ct, self.out_mask) if m]))
-        cts = [next(cts) if m else Zero(tangent_aval(a))
-               for m, a in zip(self.in_mask, self.in_avals)]
-        return tree_unflatten(self.in_tree, [zeros_like_aval(tangent_aval(a)) if type(c) is Zero
-                                             else c for c, a in zip(cts, self.in_avals)])
+        cts = backward_pass(linear, [c for c, m in zip(flat_ct, self.out_mask) if m])
+        return input_cotangents([zeros_like_aval(c.aval) if type(c) is Zero else c for c in cts],
+                                self.in_mask, self.in_avals, self.in_tree)
 
 
 def _without_aux(linear: ClosedJaxpr, out_mask: list, n: int) -> tuple[ClosedJaxpr, list]:
@@ -61,22 +49,11 @@ def _without_aux(linear: ClosedJaxpr, out_mask: list, n: int) -> tuple[ClosedJax
 
 def vjp_as_pytree(fun: Callable, primals: Sequence[Any], has_aux: bool) -> tuple:
     """jax.vjp(fun, *primals, has_aux=has_aux), its VJP function a Partial pytree."""
-    flat_p, in_tree = tree_flatten(tuple(primals))
-    flat_p = _as_arrays(flat_p)
-    trees: list = []
+    lin = linearized_call(fun, primals, has_aux)
+    flat_p, in_tree, outs, out_tree, aux = lin[:5]
+    linear, in_mask, out_mask = lin.linear, lin.in_mask, lin.out_mask
     if has_aux:
-        flat = _flat_fun(_aux_split(fun, trees), in_tree, [])
-    else:
-        flat = _flat_fun(fun, in_tree, trees)
-    outs, linear, in_mask, out_mask = linearize_flat(flat, flat_p)
-    aux = None
-    if has_aux:
-        out_tree, aux_tree, kept = trees[-1]
-        n = out_tree.num_leaves
-        outs, aux = outs[:n], _rebuild_aux(aux_tree, kept, outs[n:])
-        linear, out_mask = _without_aux(linear, out_mask, n)
-    else:
-        out_tree = trees[-1]
+        linear, out_mask = _without_aux(linear, out_mask, len(outs))
     # the residuals as JAX orders them: the inputs that are residuals, in input order, then
     # the others; spec says where each constant of the linear program comes from
     position = {id(x): i for i, x in enumerate(flat_p)}

@@ -3,7 +3,7 @@ jacfwd, jacrev, jacobian, hessian, linear_transpose."""
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -92,7 +92,21 @@ def _rebuild_aux(aux_tree: Any, kept: list, traced: Sequence[Any]) -> Any:
     return tree_unflatten(aux_tree, [next(values) if v is _TRACED else v for v in kept])
 
 
-def _vjp_flat(fun: Callable, primals: Sequence[Any], has_aux: bool) -> tuple:
+class Linearized(NamedTuple):
+    """A function linearized at its primals (what vjp and fwd_and_bwd build on)."""
+    flat_primals: list
+    in_tree: Any
+    outs: list  # the primal outputs' leaves (aux leaves split off)
+    out_tree: Any
+    aux: Any  # the rebuilt aux value (None without has_aux)
+    num_aux: int  # how many traced aux outputs follow the outputs in `linear`
+    linear: ClosedJaxpr
+    in_mask: list
+    out_mask: list
+
+
+def linearized_call(fun: Callable, primals: Sequence[Any], has_aux: bool) -> Linearized:
+    """`fun(*primals)` linearized (with `has_aux`, its (out, aux) pair split)."""
     flat_p, in_tree = tree_flatten(tuple(primals))
     flat_p = _as_arrays(flat_p)
     trees: list = []
@@ -101,34 +115,50 @@ def _vjp_flat(fun: Callable, primals: Sequence[Any], has_aux: bool) -> tuple:
     else:
         flat = _flat_fun(fun, in_tree, trees)
     outs, linear, in_mask, out_mask = linearize_flat(flat, flat_p)
+    aux, num_aux = None, 0
     if has_aux:
         out_tree, aux_tree, kept = trees[-1]
         n = out_tree.num_leaves
-        num_traced_aux = len(outs) - n
+        num_aux = len(outs) - n
         outs, aux = outs[:n], _rebuild_aux(aux_tree, kept, outs[n:])
     else:
-        out_tree, aux = trees[-1], None
-    in_avals = [abstractify(p) for p in flat_p]
-    out_avals = [abstractify(o) for o in outs]
+        out_tree = trees[-1]
+    return Linearized(flat_p, in_tree, outs, out_tree, aux, num_aux, linear, in_mask, out_mask)
+
+
+def check_cotangent(flat_ct: list, ct_tree: Any, out_tree: Any, out_avals: list) -> None:
+    """JAX's errors for a cotangent whose tree or shapes differ from the primal output's."""
+    if ct_tree != out_tree:
+        raise TypeError(f"Tree structure of cotangent input {ct_tree}, does not match "
+                        f"structure of primal output {out_tree}.")
+    for c, a in zip(flat_ct, out_avals):
+        if tuple(np.shape(c)) != a.shape:
+            raise ValueError(f"Shape of cotangent input to vjp pullback function "
+                             f"{np.shape(c)} must be the same as the shape of corresponding "
+                             f"primal input {a.shape}.")
+
+
+def input_cotangents(cts: Sequence[Any], in_mask: list, in_avals: list, in_tree: Any) -> Any:
+    """The inputs' cotangents as their tree: zeros where an input had none."""
+    cts = iter(cts)
+    return tree_unflatten(in_tree, [next(cts) if m else zeros_like_aval(tangent_aval(a))
+                                    for m, a in zip(in_mask, in_avals)])
+
+
+def _vjp_flat(fun: Callable, primals: Sequence[Any], has_aux: bool) -> tuple:
+    lin = linearized_call(fun, primals, has_aux)
+    in_avals = [abstractify(p) for p in lin.flat_primals]
+    out_avals = [abstractify(o) for o in lin.outs]
 
     def vjp_fun(ct: Any) -> tuple:
         flat_ct, ct_tree = tree_flatten(ct)
-        if ct_tree != out_tree:
-            raise TypeError(f"Tree structure of cotangent input {ct_tree}, does not match "
-                            f"structure of primal output {out_tree}.")
-        for c, a in zip(flat_ct, out_avals):
-            if tuple(np.shape(c)) != a.shape:
-                raise ValueError(f"Shape of cotangent input to vjp pullback function "
-                                 f"{np.shape(c)} must be the same as the shape of corresponding "
-                                 f"primal input {a.shape}.")
-        if has_aux:
-            flat_ct = flat_ct + [None] * num_traced_aux
-        cts = iter(backward_pass(linear, [c for c, m in zip(flat_ct, out_mask) if m]))
-        cts = [next(cts) if m else Zero(tangent_aval(a)) for m, a in zip(in_mask, in_avals)]
-        return tree_unflatten(in_tree, [zeros_like_aval(tangent_aval(a)) if type(c) is Zero
-                                        else c for c, a in zip(cts, in_avals)])
+        check_cotangent(flat_ct, ct_tree, lin.out_tree, out_avals)
+        flat_ct = flat_ct + [None] * lin.num_aux
+        cts = backward_pass(lin.linear, [c for c, m in zip(flat_ct, lin.out_mask) if m])
+        return input_cotangents([zeros_like_aval(c.aval) if type(c) is Zero else c for c in cts],
+                                lin.in_mask, in_avals, lin.in_tree)
 
-    primal_out = tree_unflatten(out_tree, outs)
+    primal_out, aux = tree_unflatten(lin.out_tree, lin.outs), lin.aux
     return (primal_out, vjp_fun, aux) if has_aux else (primal_out, vjp_fun)
 
 
