@@ -15,8 +15,6 @@ on an Auto one (`P('x',)`, `P()`), as JAX prints them.
 """
 from __future__ import annotations
 
-import math
-import types
 from typing import Any, Callable
 
 from pyjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal
@@ -145,7 +143,8 @@ def _partition_spec(spec: Spec | None, rank: int, explicit: bool) -> PartitionSp
 
 
 # ---------------------------------------------------------------------------------------------
-# Rules: each primitive names its own as `sharding_rule` beside its definition
+# The common rules (a primitive names its rule as `sharding_rule` beside its definition;
+# rules of one primitive only live with it: reshape's in shape.py, dot_general's in dot.py)
 # ---------------------------------------------------------------------------------------------
 
 def elementwise(eqn: Any, ins: list, sizes: dict) -> list:
@@ -158,27 +157,16 @@ def elementwise(eqn: Any, ins: list, sizes: dict) -> list:
         if spec is None or len(spec) != rank:
             continue
         for i, entry in enumerate(spec):
-            if out[i] is None and entry is not None and not (_names(entry) & used):
+            if out[i] is None and entry is not None and not (names(entry) & used):
                 out[i] = entry
-                used |= _names(entry)
+                used |= names(entry)
     return [tuple(out)] * len(eqn.outvars)
 
 
-def _names(entry: Any) -> set:
+def names(entry: Any) -> set:
     if entry is None:
         return set()
     return set(entry) if isinstance(entry, tuple) else {entry}
-
-
-def broadcast_in_dim(eqn: Any, ins: list, sizes: dict) -> list:
-    shape, dims = eqn.params["shape"], eqn.params["broadcast_dimensions"]
-    operand = eqn.invars[0].aval.shape
-    out: list = [None] * len(shape)
-    if ins[0] is not None:
-        for i, d in enumerate(dims):
-            if operand[i] == shape[d]:
-                out[d] = ins[0][i]
-    return [tuple(out)]
 
 
 def reduction(eqn: Any, ins: list, sizes: dict) -> list:
@@ -187,116 +175,9 @@ def reduction(eqn: Any, ins: list, sizes: dict) -> list:
     return [kept] * len(eqn.outvars)
 
 
-def transpose(eqn: Any, ins: list, sizes: dict) -> list:
-    return [tuple(ins[0][p] for p in eqn.params["permutation"])]
-
-
-def squeeze(eqn: Any, ins: list, sizes: dict) -> list:
-    rank = len(eqn.invars[0].aval.shape)
-    dropped = {d % rank for d in eqn.params["dimensions"]}
-    return [tuple(e for i, e in enumerate(ins[0]) if i not in dropped)]
-
-
-def reshape(eqn: Any, ins: list, sizes: dict) -> list:
-    """On a mesh with Explicit axes, as JAX types a reshape that only adds or drops 1s, splits
-    one axis or merges several into one (the split axis's mesh axes handed out major to
-    minor); otherwise (and on Auto meshes, as GSPMD lays them out) axes before
-    the first changed size keep their splits, and so does the first changed axis when its
-    new size still divides evenly (its pieces are the same runs of elements)."""
-    old, new = eqn.invars[0].aval.shape, eqn.params["new_sizes"]
-    spec = ins[0]
-    if [n for n in old if n != 1] == [n for n in new if n != 1]:  # only 1s added or dropped
-        kept = iter(e for n, e in zip(old, spec) if n != 1)
-        return [tuple(None if n == 1 else next(kept) for n in new)]
-    if eqn.params.get("dimensions") is None and getattr(sizes, "explicit", False):
-        typed = _reshape_one_axis(old, tuple(new), spec, sizes)
-        if typed is not None:
-            return [typed]
-    out: list = [None] * len(new)
-    k = 0
-    while k < min(len(old), len(new)) and old[k] == new[k]:
-        out[k] = spec[k]
-        k += 1
-    if (k < len(old) and k < len(new) and spec[k] is not None
-            and math.prod(old[:k]) == math.prod(new[:k])
-            and new[k] % math.prod(sizes[n] for n in _names(spec[k])) == 0):
-        out[k] = spec[k]
-    return [tuple(out)]
-
-
-def _reshape_one_axis(old: tuple, new: tuple, spec: Spec, sizes: dict) -> Spec | None:
-    """JAX's rule for a reshape that splits one axis or merges several (None where it would
-    raise)."""
-    head = 0
-    while head < min(len(old), len(new)) and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while (tail < min(len(old), len(new)) - head
-           and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]):
-        tail += 1
-    old_mid, new_mid = old[head:len(old) - tail], new[head:len(new) - tail]
-    if len(old_mid) == 1 and len(new_mid) > 1:  # one axis split into several
-        names = tuple(_names_in_order(spec[head]))
-        mid = _hand_out(names, new_mid, sizes)
-    elif len(new_mid) == 1 and len(old_mid) > 1:  # several axes merged into one
-        entries = list(spec[head:len(spec) - tail])
-        while entries and entries[-1] is None:
-            entries.pop()
-        if None in entries:
-            return None
-        names = tuple(n for e in entries for n in _names_in_order(e))
-        mid = _hand_out(names, new_mid, sizes)
-    else:
-        return None
-    if mid is None:
-        return None
-    return tuple(spec[:head]) + mid + tuple(spec[len(spec) - tail:])
-
-
-def _names_in_order(entry: Any) -> tuple:
-    return () if entry is None else entry if isinstance(entry, tuple) else (entry,)
-
-
-def _hand_out(names: tuple, out_sizes: tuple, sizes: dict) -> Spec | None:
-    """Mesh axes `names`, major to minor, handed to the axes of `out_sizes` in order, each
-    taking axes while its size is still split further (None if one does not divide)."""
-    pending = iter(names)
-    out = []
-    for size in out_sizes:
-        taken: list = []
-        while size > 1:
-            name = next(pending, None)
-            if name is None:
-                break
-            size, rest = divmod(size, sizes[name])
-            if rest:
-                return None
-            taken.append(name)
-        out.append(None if not taken else taken[0] if len(taken) == 1 else tuple(taken))
-    return None if next(pending, None) is not None else tuple(out)
-
-
 def same_size_axes(eqn: Any, ins: list, sizes: dict) -> list:
     """slice, pad, rev, dynamic_slice ...: every axis keeps its split."""
     return [ins[0]] + [None] * (len(eqn.outvars) - 1)
-
-
-def stack(eqn: Any, ins: list, sizes: dict) -> list:
-    """The operands' common split with an unsplit axis at `axis`."""
-    rank = len(eqn.invars[0].aval.shape)
-    merged = elementwise(types.SimpleNamespace(outvars=[types.SimpleNamespace(
-        aval=eqn.invars[0].aval)], invars=eqn.invars), ins, sizes)[0]
-    axis = eqn.params["axis"] % (rank + 1)
-    return [merged[:axis] + (None,) + merged[axis:]]
-
-
-def unstack(eqn: Any, ins: list, sizes: dict) -> list:
-    axis = eqn.params["axis"] % len(ins[0])
-    return [ins[0][:axis] + ins[0][axis + 1:]] * len(eqn.outvars)
-
-
-def split(eqn: Any, ins: list, sizes: dict) -> list:
-    return [ins[0]] * len(eqn.outvars)
 
 
 def operand_layout(eqn: Any, ins: list, sizes: dict) -> list:
@@ -304,43 +185,10 @@ def operand_layout(eqn: Any, ins: list, sizes: dict) -> list:
     return [ins[0]] + [None] * (len(eqn.outvars) - 1)
 
 
-def dot_general(eqn: Any, ins: list, sizes: dict) -> list:
-    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
-    lhs_rank, rhs_rank = (len(v.aval.shape) for v in eqn.invars)
-    lhs = ins[0] or (None,) * lhs_rank
-    rhs = ins[1] or (None,) * rhs_rank
-    batch = [lhs[a] if lhs[a] is not None else rhs[b] for a, b in zip(lb, rb)]
-    lhs_free = [lhs[i] for i in range(lhs_rank) if i not in lc and i not in lb]
-    rhs_free = [rhs[i] for i in range(rhs_rank) if i not in rc and i not in rb]
-    out, used = [], set()
-    for entry in batch + lhs_free + rhs_free:  # a mesh axis splits one result axis at most
-        if entry is not None and _names(entry) & used:
-            entry = None
-        used |= _names(entry)
-        out.append(entry)
-    return [tuple(out)]
-
-
-def _typed(aval: Any) -> Spec | None:
+def typed_spec(aval: Any) -> Spec | None:
     """The spec a value's type carries (its split over Explicit mesh axes), if any."""
     typed = getattr(aval, "explicit_sharding", None)
     return None if typed is None else tuple(typed.spec.partitions)
-
-
-def cond(eqn: Any, ins: list, sizes: dict) -> list:
-    """The branches' results as their traced types say (every branch gives the same)."""
-    return [_typed(a) for a in eqn.params["branches"][0].out_avals]
-
-
-def while_loop(eqn: Any, ins: list, sizes: dict) -> list:
-    return [_typed(a) for a in eqn.params["body_jaxpr"].out_avals]
-
-
-def scan(eqn: Any, ins: list, sizes: dict) -> list:
-    """Carries as the body types them; stacked outputs gain an unsplit leading axis."""
-    n = eqn.params["num_carry"]
-    outs = [_typed(a) for a in eqn.params["jaxpr"].out_avals]
-    return outs[:n] + [None if s is None else (None, *s) for s in outs[n:]]
 
 
 def nested_call(eqn: Any, ins: list, sizes: dict) -> list:

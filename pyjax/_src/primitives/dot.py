@@ -233,7 +233,24 @@ def _dot_general_pp(eqn: Any, context: Any) -> Any:
 dot_general_p = make_primitive("dot_general", _dot_general_impl, _dot_general_abstract)
 dot_general_p.pp_rule = _dot_general_pp
 dot_general_p.specialize = _dot_general_specialize
-dot_general_p.sharding_rule = propagation.dot_general
+def _dot_general_sharding(eqn: Any, ins: list, sizes: dict) -> list:
+    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+    lhs_rank, rhs_rank = (len(v.aval.shape) for v in eqn.invars)
+    lhs = ins[0] or (None,) * lhs_rank
+    rhs = ins[1] or (None,) * rhs_rank
+    batch = [lhs[a] if lhs[a] is not None else rhs[b] for a, b in zip(lb, rb)]
+    lhs_free = [lhs[i] for i in range(lhs_rank) if i not in lc and i not in lb]
+    rhs_free = [rhs[i] for i in range(rhs_rank) if i not in rc and i not in rb]
+    out, used = [], set()
+    for entry in batch + lhs_free + rhs_free:  # a mesh axis splits one result axis at most
+        if entry is not None and propagation.names(entry) & used:
+            entry = None
+        used |= propagation.names(entry)
+        out.append(entry)
+    return [tuple(out)]
+
+
+dot_general_p.sharding_rule = _dot_general_sharding
 
 
 def _remaining(n: int, *removed: Sequence[int]) -> list[int]:

@@ -8,6 +8,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from pyjax._src.backend.specialized import exact
+from pyjax._src.config import config
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import pp_eqn_standard
@@ -228,12 +229,14 @@ reduce_sum_p = _reduction("reduce_sum", _accumulating(np.add), NUMBER, out_shard
 _sum_abstract_eval = reduce_sum_p.abstract_eval
 
 
+_HALF_FLOATS = (dtypes.float16, dtypes.bfloat16)
+
+
 def _reduce_sum_abstract_eval(x: ShapedArray, *, axes: tuple, out_sharding: Any = None
                               ) -> ShapedArray:
     """With jax_allow_f16_reductions off, summing half-precision floats over more than one
     element is JAX's error."""
-    from pyjax._src.config import config
-    if (x.dtype in (dtypes.float16, dtypes.bfloat16) and not config.allow_f16_reductions
+    if (x.dtype in _HALF_FLOATS and not config.allow_f16_reductions
             and not all(x.shape[a] == 1 for a in axes)):
         raise ValueError(f"reduce_sum on operand {x.str_short(short_dtypes=True)} is not "
                          "allowed when jax_allow_f16_reductions=False.")

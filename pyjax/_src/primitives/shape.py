@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import types
 from typing import Any, Sequence
 
 import numpy as np
@@ -773,14 +774,130 @@ pad_p.batch = _pad_batch
 rev_p.batch = _rev_batch
 slice_p.batch = _slice_batch
 
-# how splits over mesh axes flow (parallel/propagation.py)
-broadcast_in_dim_p.sharding_rule = propagation.broadcast_in_dim
-reshape_p.sharding_rule = propagation.reshape
-transpose_p.sharding_rule = propagation.transpose
-squeeze_p.sharding_rule = propagation.squeeze
+
+# -- how splits over mesh axes flow (parallel/propagation.py runs these rules) ------------------
+
+def _broadcast_in_dim_sharding(eqn: Any, ins: list, sizes: dict) -> list:
+    shape, dims = eqn.params["shape"], eqn.params["broadcast_dimensions"]
+    operand = eqn.invars[0].aval.shape
+    out: list = [None] * len(shape)
+    if ins[0] is not None:
+        for i, d in enumerate(dims):
+            if operand[i] == shape[d]:
+                out[d] = ins[0][i]
+    return [tuple(out)]
+
+
+def _transpose_sharding(eqn: Any, ins: list, sizes: dict) -> list:
+    return [tuple(ins[0][p] for p in eqn.params["permutation"])]
+
+
+def _squeeze_sharding(eqn: Any, ins: list, sizes: dict) -> list:
+    rank = len(eqn.invars[0].aval.shape)
+    dropped = {d % rank for d in eqn.params["dimensions"]}
+    return [tuple(e for i, e in enumerate(ins[0]) if i not in dropped)]
+
+
+def _reshape_sharding(eqn: Any, ins: list, sizes: dict) -> list:
+    """On a mesh with Explicit axes, as JAX types a reshape that only adds or drops 1s, splits
+    one axis or merges several into one (the split axis's mesh axes handed out major to
+    minor); otherwise (and on Auto meshes, as GSPMD lays them out) axes before
+    the first changed size keep their splits, and so does the first changed axis when its
+    new size still divides evenly (its pieces are the same runs of elements)."""
+    old, new = eqn.invars[0].aval.shape, eqn.params["new_sizes"]
+    spec = ins[0]
+    if [n for n in old if n != 1] == [n for n in new if n != 1]:  # only 1s added or dropped
+        kept = iter(e for n, e in zip(old, spec) if n != 1)
+        return [tuple(None if n == 1 else next(kept) for n in new)]
+    if eqn.params.get("dimensions") is None and getattr(sizes, "explicit", False):
+        typed = _reshape_one_axis_sharding(old, tuple(new), spec, sizes)
+        if typed is not None:
+            return [typed]
+    out: list = [None] * len(new)
+    k = 0
+    while k < min(len(old), len(new)) and old[k] == new[k]:
+        out[k] = spec[k]
+        k += 1
+    if (k < len(old) and k < len(new) and spec[k] is not None
+            and math.prod(old[:k]) == math.prod(new[:k])
+            and new[k] % math.prod(sizes[n] for n in propagation.names(spec[k])) == 0):
+        out[k] = spec[k]
+    return [tuple(out)]
+
+
+def _reshape_one_axis_sharding(old: tuple, new: tuple, spec: tuple, sizes: dict) -> tuple | None:
+    """JAX's rule for a reshape that splits one axis or merges several (None where it would
+    raise)."""
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while (tail < min(len(old), len(new)) - head
+           and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]):
+        tail += 1
+    old_mid, new_mid = old[head:len(old) - tail], new[head:len(new) - tail]
+    if len(old_mid) == 1 and len(new_mid) > 1:  # one axis split into several
+        names = tuple(_names_in_order(spec[head]))
+        mid = _hand_out(names, new_mid, sizes)
+    elif len(new_mid) == 1 and len(old_mid) > 1:  # several axes merged into one
+        entries = list(spec[head:len(spec) - tail])
+        while entries and entries[-1] is None:
+            entries.pop()
+        if None in entries:
+            return None
+        names = tuple(n for e in entries for n in _names_in_order(e))
+        mid = _hand_out(names, new_mid, sizes)
+    else:
+        return None
+    if mid is None:
+        return None
+    return tuple(spec[:head]) + mid + tuple(spec[len(spec) - tail:])
+
+
+def _names_in_order(entry: Any) -> tuple:
+    return () if entry is None else entry if isinstance(entry, tuple) else (entry,)
+
+
+def _hand_out(names: tuple, out_sizes: tuple, sizes: dict) -> tuple | None:
+    """Mesh axes `names`, major to minor, handed to the axes of `out_sizes` in order, each
+    taking axes while its size is still split further (None if one does not divide)."""
+    pending = iter(names)
+    out = []
+    for size in out_sizes:
+        taken: list = []
+        while size > 1:
+            name = next(pending, None)
+            if name is None:
+                break
+            size, rest = divmod(size, sizes[name])
+            if rest:
+                return None
+            taken.append(name)
+        out.append(None if not taken else taken[0] if len(taken) == 1 else tuple(taken))
+    return None if next(pending, None) is not None else tuple(out)
+
+
+def _stack_sharding(eqn: Any, ins: list, sizes: dict) -> list:
+    """The operands' common split with an unsplit axis at `axis`."""
+    rank = len(eqn.invars[0].aval.shape)
+    merged = propagation.elementwise(types.SimpleNamespace(outvars=[types.SimpleNamespace(
+        aval=eqn.invars[0].aval)], invars=eqn.invars), ins, sizes)[0]
+    axis = eqn.params["axis"] % (rank + 1)
+    return [merged[:axis] + (None,) + merged[axis:]]
+
+
+def _unstack_sharding(eqn: Any, ins: list, sizes: dict) -> list:
+    axis = eqn.params["axis"] % len(ins[0])
+    return [ins[0][:axis] + ins[0][axis + 1:]] * len(eqn.outvars)
+
+
+broadcast_in_dim_p.sharding_rule = _broadcast_in_dim_sharding
+reshape_p.sharding_rule = _reshape_sharding
+transpose_p.sharding_rule = _transpose_sharding
+squeeze_p.sharding_rule = _squeeze_sharding
 concatenate_p.sharding_rule = propagation.elementwise
-stack_p.sharding_rule = propagation.stack
-unstack_p.sharding_rule = propagation.unstack
+stack_p.sharding_rule = _stack_sharding
+unstack_p.sharding_rule = _unstack_sharding
 for _prim in (pad_p, rev_p, slice_p):
     _prim.sharding_rule = propagation.same_size_axes
 # iota has no operands, so it is never batched.

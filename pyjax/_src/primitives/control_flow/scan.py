@@ -82,7 +82,14 @@ def _scan_abstract_eval(*avals: ShapedArray, jaxpr: ClosedJaxpr, length: int, re
 
 scan_p.impl = _scan_impl
 scan_p.abstract_eval = _scan_abstract_eval
-scan_p.sharding_rule = propagation.scan
+def _scan_sharding(eqn: Any, ins: list, sizes: dict) -> list:
+    """Carries as the body types them; stacked outputs gain an unsplit leading axis."""
+    n = eqn.params["num_carry"]
+    outs = [propagation.typed_spec(a) for a in eqn.params["jaxpr"].out_avals]
+    return outs[:n] + [None if s is None else (None, *s) for s in outs[n:]]
+
+
+scan_p.sharding_rule = _scan_sharding
 
 
 # ---------------------------------------------------------------------------------------------

@@ -80,7 +80,11 @@ def _while_abstract_eval(*avals: ShapedArray, cond_jaxpr: ClosedJaxpr,
 
 while_p.impl = _while_impl
 while_p.abstract_eval = _while_abstract_eval
-while_p.sharding_rule = propagation.while_loop
+def _while_sharding(eqn: Any, ins: list, sizes: dict) -> list:
+    return [propagation.typed_spec(a) for a in eqn.params["body_jaxpr"].out_avals]
+
+
+while_p.sharding_rule = _while_sharding
 
 
 def _while_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, cond_jaxpr: ClosedJaxpr,
