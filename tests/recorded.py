@@ -100,3 +100,31 @@ def check_value(got: Any, want: Any) -> None:
     tol = 1e-12 if got.dtype in (np.float64, np.complex128) else 2e-6
     np.testing.assert_allclose(got.astype(np.float64), values.reshape(got.shape), rtol=tol,
                                atol=tol)
+
+
+_ON_DEVICES = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+import pyjax
+pyjax.alias_as_jax()  # the cases import jax.sharding & co., as users' code does
+import jax, jax.numpy as jnp
+from jax import lax
+from importlib import import_module
+print(json.dumps(getattr(import_module(sys.argv[2]), sys.argv[3])(jax, jnp, lax, np)))
+"""
+
+
+def run_on_devices(recorder: str, function: str, devices: int) -> Any:
+    """`function(jax, jnp, lax, np)` of tests/oracle/`recorder`.py run under the alias in a
+    fresh process with `devices` forced CPU devices (as its recorder ran JAX): its JSON."""
+    import subprocess
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYJAX_NUM_CPU_DEVICES", "JAX_NUM_CPU_DEVICES")}
+    env["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={devices}"
+    proc = subprocess.run([sys.executable, "-c", _ON_DEVICES, os.path.join(here, "oracle"),
+                           recorder, function], env=env, capture_output=True, text=True,
+                          cwd=os.path.dirname(here))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout)

@@ -2,7 +2,6 @@
 errors of the cases in tests/oracle/record_shard_map.py against JAX 0.10.2's recording
 (tests/data/shard_map.json).  The cases run in one subprocess with
 XLA_FLAGS=--xla_force_host_platform_device_count=8."""
-import json
 import os
 import re
 import subprocess
@@ -10,33 +9,14 @@ import sys
 
 import pytest
 
-from recorded import check_value, load
+from recorded import check_value, load, run_on_devices
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = load("shard_map.json")
-
-SCRIPT = """
-import json, sys
-sys.path.insert(0, sys.argv[1])
-import numpy as np
-import pyjax
-pyjax.alias_as_jax()
-import jax, jax.numpy as jnp
-from jax import lax
-from record_shard_map import run_all
-print(json.dumps(run_all(jax, jnp, lax, np)))
-"""
 
 
 @pytest.fixture(scope="module")
 def results():
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYJAX_NUM_CPU_DEVICES", "JAX_NUM_CPU_DEVICES")}
-    env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
-    proc = subprocess.run([sys.executable, "-c", SCRIPT, os.path.join(HERE, "oracle")],
-                          env=env, capture_output=True, text=True, cwd=os.path.dirname(HERE))
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return {r["name"]: r for r in json.loads(proc.stdout)}
+    return {r["name"]: r for r in run_on_devices("record_shard_map", "run_all", 8)}
 
 
 @pytest.mark.parametrize("want", DATA["records"], ids=lambda r: r["name"])

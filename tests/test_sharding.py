@@ -9,25 +9,13 @@ subprocess with XLA_FLAGS=--xla_force_host_platform_device_count set the same wa
 """
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
+from recorded import run_on_devices
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = json.load(open(os.path.join(HERE, "data", "sharding.json")))
-
-SCRIPT = """
-import json, sys
-sys.path.insert(0, sys.argv[1])
-import numpy as np
-import pyjax
-pyjax.alias_as_jax()  # the cases import jax.sharding, as users' code does
-import jax, jax.numpy as jnp
-from jax import lax
-from record_sharding import run_all
-print(json.dumps(run_all(jax, jnp, lax, np)))
-"""
 
 # Where pyjax differs from JAX by design: the class's module in reprs.
 REPLACEMENTS = [("pyjax._src.parallel.devices.Device", "jaxlib._jax.Device"),
@@ -36,13 +24,7 @@ REPLACEMENTS = [("pyjax._src.parallel.devices.Device", "jaxlib._jax.Device"),
 
 @pytest.fixture(scope="module", params=[4, 1], ids=["4devices", "1device"])
 def results(request):
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYJAX_NUM_CPU_DEVICES", "JAX_NUM_CPU_DEVICES")}
-    env["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={request.param}"
-    proc = subprocess.run([sys.executable, "-c", SCRIPT, os.path.join(HERE, "oracle")],
-                          env=env, capture_output=True, text=True, check=True,
-                          cwd=os.path.dirname(HERE))
-    return request.param, json.loads(proc.stdout)
+    return request.param, run_on_devices("record_sharding", "run_all", request.param)
 
 
 def _normalize(text: str) -> str:

@@ -4,21 +4,17 @@ values, errors), `jax.fwd_and_bwd` (values, errors), `jax.smap` (values, jaxprs 
 devices, in a subprocess); and `jax.make_user_context` keying jit's cache (behaviour)."""
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import pyjax
 import pyjax.numpy as jnp
-from recorded import cases_under, check_jaxpr, check_raises, check_value, load, record_id
+from recorded import (
+    cases_under, check_jaxpr, check_raises, check_value, load, record_id, run_on_devices)
 
 import record_toplevel_extras as recorder
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = load("toplevel_extras.json")
 _CASES = {x64: cases_under(recorder.cases, x64) for x64 in (False, True)}
 #: JAX's make_jaxpr of a function with no arguments calling empty_ref fails an assertion
@@ -80,28 +76,9 @@ def test_make_user_context_keys_jit_cache() -> None:
     assert seen == [None, 1, 2, 5]
 
 
-SCRIPT = """
-import json, sys
-sys.path.insert(0, sys.argv[1])
-import numpy as np
-import pyjax
-pyjax.alias_as_jax()
-import jax, jax.numpy as jnp
-from jax import lax
-from record_toplevel_extras import run_smap
-print(json.dumps(run_smap(jax, jnp, lax, np)))
-"""
-
-
 @pytest.fixture(scope="module")
 def smap_results():
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYJAX_NUM_CPU_DEVICES", "JAX_NUM_CPU_DEVICES")}
-    env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"
-    proc = subprocess.run([sys.executable, "-c", SCRIPT, os.path.join(HERE, "oracle")],
-                          env=env, capture_output=True, text=True, cwd=os.path.dirname(HERE))
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return {r["name"]: r for r in json.loads(proc.stdout)}
+    return {r["name"]: r for r in run_on_devices("record_toplevel_extras", "run_smap", 4)}
 
 
 @pytest.mark.parametrize("rec", DATA["smap"], ids=lambda r: r["name"])
