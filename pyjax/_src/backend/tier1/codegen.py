@@ -19,9 +19,10 @@ the layout's inputs then outputs.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import struct
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -481,17 +482,29 @@ def _reduce_info(red: Any, own: bool = False) -> tuple[np.dtype, str, Any]:
         -np.inf if name == "reduce_max" else np.inf)
 
 
-def _pairwise_ir(dt: np.dtype) -> str:
-    """`pairwise(ptr a, i64 n)`: NumPy's pairwise sum of n values in their own dtype, in its
-    exact order (eight strided partial sums per block of at most 128, blocks halved at
-    multiples of 8), so a short sum has tier 0's bits.  A block's additions are one chain, so
-    where a split ends in two or four blocks their chains run interleaved (a row of 1024:
-    two calls of four blocks each, instead of eight chains one after the other)."""
+def pairwise_name(dt: np.dtype) -> str:
+    """The symbol of `dt`'s pairwise sum, a function of its own that kernels declare."""
+    return f"pyjax_pairwise_{_mt(dt)}"
+
+
+def pairwise_decl(dt: np.dtype) -> str:
+    """The declaration a kernel that calls `dt`'s pairwise sum carries."""
+    return f"declare {_LLVM[dt]} @{pairwise_name(dt)}(ptr, i64)"
+
+
+def pairwise_ir(dt: np.dtype) -> str:
+    """The module of `pairwise(ptr a, i64 n)`: NumPy's pairwise sum of n values in their own
+    dtype, in its exact order (eight strided partial sums per block of at most 128, blocks
+    halved at multiples of 8), so a short sum has tier 0's bits.  A block's additions are one
+    chain, so where a split ends in two or four blocks their chains run interleaved (a row of
+    1024: two calls of four blocks each, instead of eight chains one after the other).
+    Compiled once per process (engine.py) and called by every kernel that sums rows so: in
+    each kernel's own module it was a third of a softmax kernel's compile time."""
     t = _LLVM[dt]
-    fn = f"@pairwise.{_mt(dt)}"
+    fn = f"@{pairwise_name(dt)}"
     zero = _const(0.0, dt)
-    return "\n".join([
-        f"define internal {t} {fn}(ptr %a, i64 %n) {{",
+    return _module([
+        f"define {t} {fn}(ptr %a, i64 %n) {{",
         "entry:",
         "  %small = icmp slt i64 %n, 8",
         "  br i1 %small, label %seq, label %mid",
@@ -544,6 +557,13 @@ def _pairwise_ir(dt: np.dtype) -> str:
         f"  %both = fadd {t} %lo_sum, %hi_sum",
         f"  ret {t} %both",
         "}"])
+
+
+def shared_functions() -> dict[str, Callable[[], str]]:
+    """{symbol: its module text's maker} of the functions kernels call but do not define
+    (engine.py compiles each module once per process, when a kernel first declares one)."""
+    return {"pyjax_chunks": runtime_ir, "pyjax_launch": runtime_ir,
+            **{pairwise_name(dt): functools.partial(pairwise_ir, dt) for dt in (F32, F64, *INTS)}}
 
 
 def _halves(a: str, n: str, p: str, dt: np.dtype) -> list[str]:
@@ -639,9 +659,8 @@ def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
     """The LLVM module text of `cluster`'s kernel and how to call it."""
     decls: set = set()
     body = _body_ir(cluster, isa, decls, "body")
-    extra = [_pairwise_ir(body.pairwise), ""] if body.pairwise is not None else []
     entry = _parallel_ir(isa, body.split, body.partial, decls) if isa.parallel else _SERIAL
-    return _module(sorted(decls) + [""] + extra + body.lines + [""] + entry), body.layout
+    return _module(sorted(decls) + [""] + body.lines + [""] + entry), body.layout
 
 
 #: elements of its widest member's rows a row group runs through all its members before the
@@ -708,11 +727,9 @@ def group_ir(members: list, rows: int, isa: Isa, internal: list
     fn += ["  %more = icmp slt i64 %hi, %rhi",
            "  br i1 %more, label %block, label %exit",
            "exit:", "  ret void", "}"]
-    summed = {body.pairwise.str: body.pairwise for body in bodies if body.pairwise is not None}
-    extra = [line for dt in summed.values() for line in (_pairwise_ir(dt), "")]
     entry = _parallel_ir(isa, "rows", None, decls) if isa.parallel else _SERIAL
     functions = [line for body in bodies for line in (*body.lines, "")]
-    text = _module(sorted(decls) + [""] + extra + functions + fn + [""] + entry)
+    text = _module(sorted(decls) + [""] + functions + fn + [""] + entry)
     return text, [body.layout for body in bodies], set(stack)
 
 
@@ -773,7 +790,7 @@ def _body_ir(cluster: Any, isa: Isa, decls: set, name: str, rows: int | None = N
         head.append(f"  %p{j} = load ptr, ptr %pp{j}")
     if pairwise:
         elt = _LLVM[np.dtype(red.invars[0].aval.dtype)]
-        decls.add("declare i64 @llvm.umin.i64(i64, i64)")  # (pairwise's)
+        decls.add(pairwise_decl(np.dtype(red.outvars[0].aval.dtype)))
         head.append(f"  %room = add i64 %C, {w}")
         head.append(f"  %scratch = alloca {elt}, i64 %room, align 64")
     if red is not None and not pairwise:
@@ -977,7 +994,7 @@ def _body_ir(cluster: Any, isa: Isa, decls: set, name: str, rows: int | None = N
     if pairwise:
         dt = np.dtype(red.outvars[0].aval.dtype)
         j = len(pointer_inputs) + outputs.index(red.outvars[0])
-        done += [f"  %pw = call {_LLVM[dt]} @pairwise.{_mt(dt)}(ptr %scratch, i64 %C)",
+        done += [f"  %pw = call {_LLVM[dt]} @{pairwise_name(dt)}(ptr %scratch, i64 %C)",
                  # NumPy adds the row's sum to the identity (so a sum of -0.0 is +0.0)
                  f"  %tot = fadd {_LLVM[dt]} {_const(0.0, dt)}, %pw",
                  f"  %ra = getelementptr {_LLVM[dt]}, ptr %p{j}, i64 %r",

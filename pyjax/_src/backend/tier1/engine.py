@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
+import functools
 import hashlib
 import os
 import queue
@@ -79,8 +80,6 @@ def _setup() -> Any:
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""),
                                         target.create_target_machine(**options))
     _target = (llvm, engine, isa, options, _host(llvm, target.triple, cpu, features))
-    if parallel:
-        _add_runtime(llvm, engine)
     return None
 
 
@@ -151,15 +150,6 @@ def threads() -> tuple[int, int]:
 os.register_at_fork(after_in_child=lambda: set_threads(1))
 
 
-def _add_runtime(llvm: Any, engine: Any) -> None:
-    """Compile the module parallel kernels call (codegen.runtime_ir: chunking and libgomp
-    threads, the same for every kernel) and give its functions' addresses to later modules."""
-    engine.add_object_file(llvm.ObjectFileRef.from_data(_object_code(codegen.runtime_ir())))
-    engine.finalize_object()
-    for name in ("pyjax_chunks", "pyjax_launch"):
-        llvm.add_symbol(name, engine.get_function_address(name))
-
-
 _tools = threading.local()
 #: a declared function's name in module text
 _DECLARED = re.compile(r"^declare [^@]*@([\w.$]+)\(", re.MULTILINE)
@@ -220,18 +210,30 @@ def unavailable() -> str | None:
     (a threefry kernel waited 13-30 s behind a loop of random.normal calls)."""
     if _target is not None or _unavailable is not None:
         return _unavailable
-    with _lock:
-        return _setup()
+    return _set_up()
 
 
 def isa() -> Isa:
     if _target is None:
-        with _lock:
-            _setup()
+        _set_up()
     return _target[2]
 
 
-#: kernels compiled from IR, and kernels loaded from the disk cache, in this process
+def _set_up() -> str | None:
+    """_setup under the lock; the first time it succeeds, the background thread starts
+    compiling the shared functions most kernels call (the parallel runtime, float32's
+    pairwise row sum: ~55 ms of CPU), so that the first kernels need not."""
+    with _lock:
+        first = _target is None
+        reason = _setup()
+    if first and reason is None:
+        for name in _PRELOADED:
+            submit(functools.partial(_load_shared, name))
+    return reason
+
+
+#: modules (kernels and the shared functions they call) compiled from IR, and those loaded
+#: from the disk cache, in this process
 _counts = {"compiled": 0, "loaded": 0}
 #: module text -> its compiled kernel: the IR leaves the shape to the call (rows, columns), so
 #: one chain of operations over one set of dtypes and broadcasts compiles once per process
@@ -239,7 +241,7 @@ _compiled: dict[str, Callable] = {}
 
 
 def counts() -> dict[str, int]:
-    """How many kernels this process compiled, and how many it loaded from the disk cache."""
+    """How many modules this process compiled, and how many it loaded from the disk cache."""
     with _lock:
         return dict(_counts)
 
@@ -256,25 +258,65 @@ def _compile_ir(ir: str, short: bool = False) -> Callable:
     with _lock:
         if ir in _compiled:
             return _compiled[ir]
-        _setup()
-        llvm, engine, _, _, host = _target
-    key = disk_cache.key(ir, host + ("\nshort passes" if short else ""))
+    _set_up()
+    for name in _DECLARED.findall(ir):
+        if name in _SHARED:
+            _load_shared(name)
+    key = disk_cache.key(ir, _target[4] + ("\nshort passes" if short else ""))
     # a name fixed by the key: the cached object code defines the symbol it was built with
     name = f"kernel_{key[:24]}"
-    start = time.perf_counter()
-    cached = disk_cache.load(key)
-    code = cached if cached is not None else _object_code(ir.replace("@kernel(", f"@{name}("),
-                                                           short)
-    seconds = time.perf_counter() - start
+    code, cached = _code(key, lambda: ir.replace("@kernel(", f"@{name}("), short)
     with _lock:
         if ir not in _compiled:  # (unless another thread loaded the same kernel meanwhile)
-            engine.add_object_file(llvm.ObjectFileRef.from_data(code))
-            engine.finalize_object()
-            _compiled[ir] = KERNEL_TYPE(engine.get_function_address(name))
-            _counts["loaded" if cached is not None else "compiled"] += 1
-            if cached is None:
-                disk_cache.store(key, code, seconds)
+            _compiled[ir] = KERNEL_TYPE(*_add_object(code, name))
+            _counts["loaded" if cached else "compiled"] += 1
         return _compiled[ir]
+
+
+def _code(key: str, ir: Callable[[], str], short: bool) -> tuple[bytes, bool]:
+    """(object code of module text `ir()`, whether it came from the disk cache): the cached
+    entry for `key`, else compiled and written to the cache."""
+    start = time.perf_counter()
+    cached = disk_cache.load(key)
+    if cached is not None:
+        return cached, True
+    code = _object_code(ir(), short)
+    disk_cache.store(key, code, time.perf_counter() - start)
+    return code, False
+
+
+def _add_object(code: bytes, *symbols: str) -> list[int]:
+    """Load object code into the engine (under _lock); the addresses of its `symbols`."""
+    llvm, engine = _target[0], _target[1]
+    engine.add_object_file(llvm.ObjectFileRef.from_data(code))
+    engine.finalize_object()
+    return [engine.get_function_address(symbol) for symbol in symbols]
+
+
+#: functions kernels call without defining them (codegen.shared_functions: the parallel
+#: runtime, a row's pairwise sum), each module compiled once per process when a kernel first
+#: declares one of its functions; and the symbols loaded so far
+_SHARED = codegen.shared_functions()
+_shared_loaded: set[str] = set()
+_shared_lock = threading.Lock()
+#: the shared functions compiled in the background as soon as tier 1 is set up
+_PRELOADED = ("pyjax_chunks", codegen.pairwise_name(codegen.F32))
+
+
+def _load_shared(name: str) -> None:
+    """Make shared function `name` (and the others of its module) callable from the modules
+    compiled after this (a second thread asking meanwhile waits for the first's compile)."""
+    with _shared_lock:
+        if name in _shared_loaded:
+            return
+        ir = _SHARED[name]()
+        code, cached = _code(disk_cache.key(ir, _target[4] + "\nshort passes"), lambda: ir, True)
+        names = [other for other, maker in _SHARED.items() if maker == _SHARED[name]]
+        with _lock:
+            _counts["loaded" if cached else "compiled"] += 1
+            for symbol, address in zip(names, _add_object(code, *names)):
+                _target[0].add_symbol(symbol, address)
+        _shared_loaded.update(names)
 
 
 _jobs: "queue.Queue[Callable[[], None]]" = queue.Queue()
