@@ -178,3 +178,25 @@ def test_jvp_constants_of_weak_scalars_stay_weak():
     assert jax.grad(lax.square)(0.7).weak_type
     assert jax.jvp(lambda x: 2. * lax.square(x), (0.7,), (1.0,))[1].weak_type
     assert not jax.grad(lax.square)(jnp.float32(0.7)).weak_type
+
+
+def test_vjp_pullback_is_a_pytree_of_its_residuals():
+    # as JAX's VJP: its leaves are the residuals, so it can leave and enter jit and tree_map
+    out, f_vjp = jax.vjp(jnp.sin, 1.0)
+    leaves = jax.tree_util.tree_leaves(f_vjp)
+    np.testing.assert_allclose(leaves, [np.cos(np.float32(1.0))], rtol=1e-7)
+    out, f_vjp = jax.jit(lambda x: jax.vjp(lambda y: jnp.sin(y) * y, x))(2.0)
+    expected = np.cos(2.0) * 2.0 + np.sin(2.0)
+    np.testing.assert_allclose(f_vjp(1.0)[0], expected, rtol=1e-6)
+    np.testing.assert_allclose(jax.jit(lambda f, c: f(c))(f_vjp, 3.0)[0], 3 * expected,
+                               rtol=1e-6)
+    doubled = jax.tree_util.tree_map(lambda r: 2 * r, f_vjp)
+    assert type(doubled) is type(f_vjp)
+    assert jax.tree_util.tree_structure(doubled) == jax.tree_util.tree_structure(f_vjp)
+
+
+def test_vjp_pullback_called_with_splatted_cotangents():
+    _, f_vjp = jax.vjp(lambda x: (x, x), 1.0)
+    with pytest.raises(TypeError, match="applied to <lambda> was called with 2 arguments"):
+        f_vjp(2.0, 2.0)
+    assert f_vjp((2.0, 3.0))[0] == 5.0

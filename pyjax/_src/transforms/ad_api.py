@@ -15,7 +15,7 @@ from pyjax._src.transforms.ad import (
     zeros_like_aval)
 from pyjax._src.transforms.staging import abstractify
 from pyjax._src.tree_util import (
-    Partial, tree_flatten, tree_map, tree_structure, tree_unflatten)
+    Partial, register_pytree_node, tree_flatten, tree_map, tree_structure, tree_unflatten)
 
 
 def _as_arrays(leaves: Sequence[Any]) -> list:
@@ -145,19 +145,66 @@ def input_cotangents(cts: Sequence[Any], in_mask: list, in_avals: list, in_tree:
                                     for m, a in zip(in_mask, in_avals)])
 
 
+class _Pullback(NamedTuple):
+    """What a VJP knows besides its residuals: the linear jaxpr and the trees and avals of the
+    function's inputs and outputs."""
+    name: str  # the differentiated function's (for the error on extra arguments)
+    linear: Any  # the linear Jaxpr, whose constvars the residuals fill
+    lin: Linearized  # (its trees, masks and aux count)
+    in_avals: list
+    out_avals: list
+
+    def __call__(self, residuals: list, ct: Any) -> Any:
+        lin = self.lin
+        flat_ct, ct_tree = tree_flatten(ct)
+        check_cotangent(flat_ct, ct_tree, lin.out_tree, self.out_avals)
+        flat_ct = flat_ct + [None] * lin.num_aux
+        cts = backward_pass(ClosedJaxpr(self.linear, residuals),
+                            [c for c, m in zip(flat_ct, lin.out_mask) if m])
+        return input_cotangents([zeros_like_aval(c.aval) if type(c) is Zero else c for c in cts],
+                                lin.in_mask, self.in_avals, lin.in_tree)
+
+
+class VJP:
+    """The pullback `vjp` returns: called on a cotangent of the output, the inputs'
+    cotangents.  As JAX's, a pytree whose leaves are its residuals (the linear jaxpr's
+    constants), so it can be passed into and returned from jit, scan or tree_map."""
+
+    __slots__ = ("pullback", "residuals")
+
+    def __init__(self, pullback: _Pullback, residuals: list) -> None:
+        self.pullback, self.residuals = pullback, residuals
+
+    def __call__(self, ct: Any, *extra: Any) -> Any:
+        if extra:
+            raise TypeError(_too_many_cotangents(self.pullback.name, len(extra) + 1))
+        return self.pullback(self.residuals, ct)
+
+
+register_pytree_node(VJP, lambda f: (f.residuals, f.pullback),
+                     lambda pullback, residuals: VJP(pullback, list(residuals)))
+
+
+def _too_many_cotangents(name: str, count: int) -> str:
+    """JAX's message for a pullback called with the output's values splatted out."""
+    return (f"The function returned by `jax.vjp` applied to {name} was called with {count} "
+            "arguments,\nbut functions returned by `jax.vjp` must be called with a single "
+            "argument\ncorresponding to the single value returned by the function being "
+            "differentiated\n(even if that returned value is a tuple or other container).\n\n"
+            "For example, if we have:\n\n  def f(x):\n    return (x, x)\n"
+            "  _, f_vjp = jax.vjp(f, 1.0)\n\nthe function `f` returns a single tuple as "
+            "output, and so we call `f_vjp` with a\nsingle tuple as its argument:\n\n"
+            "  x_bar, = f_vjp((2.0, 2.0))\n\nIf we instead call `f_vjp(2.0, 2.0)`, with the "
+            "values 'splatted out' as\narguments rather than in a tuple, this error can "
+            "arise.")
+
+
 def _vjp_flat(fun: Callable, primals: Sequence[Any], has_aux: bool) -> tuple:
     lin = linearized_call(fun, primals, has_aux)
-    in_avals = [abstractify(p) for p in lin.flat_primals]
-    out_avals = [abstractify(o) for o in lin.outs]
-
-    def vjp_fun(ct: Any) -> tuple:
-        flat_ct, ct_tree = tree_flatten(ct)
-        check_cotangent(flat_ct, ct_tree, lin.out_tree, out_avals)
-        flat_ct = flat_ct + [None] * lin.num_aux
-        cts = backward_pass(lin.linear, [c for c, m in zip(flat_ct, lin.out_mask) if m])
-        return input_cotangents([zeros_like_aval(c.aval) if type(c) is Zero else c for c in cts],
-                                lin.in_mask, in_avals, lin.in_tree)
-
+    pullback = _Pullback(getattr(fun, "__name__", type(fun).__name__), lin.linear.jaxpr, lin,
+                         [abstractify(p) for p in lin.flat_primals],
+                         [abstractify(o) for o in lin.outs])
+    vjp_fun = VJP(pullback, lin.linear.consts)
     primal_out, aux = tree_unflatten(lin.out_tree, lin.outs), lin.aux
     return (primal_out, vjp_fun, aux) if has_aux else (primal_out, vjp_fun)
 
