@@ -16,6 +16,9 @@ from pyjax._src.backend.tier1 import engine
 
 _REASON = tier1.reason() or engine.serial_reason
 pytestmark = pytest.mark.skipif(_REASON is not None, reason=f"no parallel kernels: {_REASON}")
+#: for the tests of what runs while a kernel compiles in the background
+background = pytest.mark.skipif(tier1.FORCED, reason="PYJAX_TIER1=force compiles every "
+                                "kernel before its first call: none compiles in the background")
 RNG = np.random.default_rng(16)
 
 
@@ -125,6 +128,7 @@ def test_libgomp_spin_count_is_set_only_while_loading(monkeypatch):
         assert "GOMP_SPINCOUNT" not in os.environ
 
 
+@background
 def test_a_caller_waits_for_a_compile_after_its_patience(monkeypatch):
     """A library kernel still compiling answers None engine.PATIENCE times (the impl computes
     with NumPy meanwhile); the next ask waits for the compile, so a loop of calls cannot
@@ -147,6 +151,7 @@ def test_a_caller_waits_for_a_compile_after_its_patience(monkeypatch):
     assert library.get(1) is not None
 
 
+@background
 def test_a_jitted_call_waits_for_its_kernel_after_its_patience(monkeypatch):
     """Calls of a jitted function run tier 0 while its kernel compiles in the background; past
     engine.PATIENCE of them, the next waits for the kernel and runs it."""
@@ -174,6 +179,7 @@ def test_a_jitted_call_waits_for_its_kernel_after_its_patience(monkeypatch):
     np.testing.assert_allclose(got, want, rtol=2e-7)
 
 
+@background
 def test_a_large_clusters_first_call_waits_for_its_kernel(monkeypatch):
     """A cluster of tier1.WAIT_WORK element-operations or more would take tier 0 longer than
     its kernel takes to compile: its first call waits for the kernel and runs it; a smaller
