@@ -77,3 +77,26 @@ def test_concurrent_products_match_sequential_ones():
     for expected, got in zip(alone, results):
         assert all(r.tobytes() == expected.tobytes() for r in got)
     assert _blas_threads._active == 0 and not _blas_threads._waiting
+
+
+def test_first_product_warms_openblas_on_one_thread(monkeypatch):
+    """The first lookup of the libraries runs one float64 product on one BLAS thread when
+    OpenBLAS is loaded (its packing buffer written once: later small float32 products run
+    at full speed), and leaves every library's count as it was."""
+    if not any(lib.internal_api == "openblas" for lib in BLAS):
+        pytest.skip("no OpenBLAS loaded")
+    seen = []
+
+    def product(x, y):
+        seen.append((x.shape, y.shape, x.dtype, _counts()))
+        return np.dot(x, y)
+
+    monkeypatch.setattr(_blas_threads, "_libs", None)
+    monkeypatch.setattr(_blas_threads, "_np_dot", product)
+    before = _counts()
+    _blas_threads._blas()
+    _blas_threads._blas()  # once per process
+    assert seen == [((128, 256), (256, 512), np.dtype(np.float64),
+                     [1 if lib.threading_layer != "openmp" else n
+                      for lib, n in zip(BLAS, before)])]
+    assert _counts() == before

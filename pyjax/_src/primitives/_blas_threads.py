@@ -10,12 +10,22 @@ pthreads, BLIS, MKL) is shared by count: callers wanting the same count overlap,
 (arrivals queue behind waiters, so none starves); a per-thread count (OpenMP) is set and
 restored by each caller.  A product's bits so depend on its shape and the BLAS's setting,
 never on what other threads are doing.
+
+The first product also warms the BLAS (`_warm`): in a fresh process OpenBLAS 0.3.31 (NumPy's,
+Zen/Haswell kernels) ran float32 products with long contractions 3-3.5x slower, as long as
+no larger product had yet written its packing buffer (f32 (64,256)x(256,256) on one thread:
+~10 GFLOP/s, ~35-40 after one (128,256)x(256,512) float64 product, for good; (256,64)x(64,256)
+was fast all along).  Its kernels prefetch past the data they packed, and prefetches into
+pages never written cost on every call.  The buffers are shared by the calling threads, so
+once per process is enough.
 """
 from __future__ import annotations
 
 import os
 import threading
-from typing import Any
+from typing import Any, Callable
+
+import numpy as np
 
 #: the least work (2*batch*m*n*k) worth a BLAS thread: ~85 us on one core at ~100 GFLOP/s.
 #: Measured medians, jit(grad) of a width-256 batch-64 tanh MLP (8.4e6-flop products): on 2
@@ -28,7 +38,11 @@ FLOPS_PER_THREAD = 1 << 23
 #: gemm under 262144 multiply-adds), so callers skip `enter`/`leave`
 FLOOR_FLOPS = 2 * 9216
 
-_cond = threading.Condition()
+_lock = threading.Lock()  # (a plain lock: `with _lock` costs less than `with _cond`)
+_cond = threading.Condition(_lock)
+_found = threading.Lock()  # held while the libraries are looked up and warmed
+#: np.dot's C function, without the __array_function__ dispatch
+_np_dot = getattr(np.dot, "_implementation", np.dot)
 _libs: tuple[list, list] | None = None  # (process-wide, per-thread) (get, set) pairs
 _default: list[int] = []  # each process-wide library's own count, read while none is active
 _active = 0  # calls running under the current count
@@ -37,26 +51,55 @@ _waiting: dict[int, int] = {}  # callers waiting, per wanted count
 _CORES = os.cpu_count() or 1  # counts above this all mean "the BLAS's own setting"
 
 
-def _setter(lib: Any) -> Any:
-    """The library's own setter: threadpoolctl's OpenBLAS `set_num_threads` ignores calls
-    from any thread but the first that used it, which this module's lock makes unneeded."""
-    return getattr(lib, "_real_set_num_threads", lib.set_num_threads)
+def _pair(lib: Any) -> tuple[Callable[[], int], Callable[[int], Any]]:
+    """The library's (get, set) of its thread count: OpenBLAS's own C functions where
+    threadpoolctl finds them (a ctypes call, ~0.3 us; its Python wrappers cost ~1.3 us each,
+    and its `set_num_threads` ignores calls from any thread but the first that used it, which
+    this module's lock makes unneeded), else threadpoolctl's."""
+    symbol = getattr(lib, "_get_symbol", None)
+    if lib.internal_api == "openblas" and lib.threading_layer != "openmp" and symbol:
+        get, set_ = symbol("openblas_get_num_threads"), symbol("openblas_set_num_threads")
+        if get is not None and set_ is not None:
+            return get, set_
+    return (lambda: lib.num_threads), getattr(lib, "_real_set_num_threads", lib.set_num_threads)
 
 
 def _blas() -> tuple[list, list]:
-    """The loaded BLAS libraries' (get, set) pairs, found once, split into process-wide and
-    per-thread (OpenMP) counts; none when threadpoolctl is missing or fails."""
+    """The loaded BLAS libraries' (get, set) pairs, found (and the BLAS warmed) once, split
+    into process-wide and per-thread (OpenMP) counts; none when threadpoolctl is missing or
+    fails."""
     global _libs
     if _libs is None:
-        try:
-            from threadpoolctl import ThreadpoolController
-            found = ThreadpoolController().select(user_api="blas").lib_controllers
-        except Exception:  # noqa: BLE001 - no control: the BLAS keeps its own threads
-            found = []
-        pairs = [(lib, (lambda lib=lib: lib.num_threads, _setter(lib))) for lib in found]
-        _libs = ([p for lib, p in pairs if lib.threading_layer != "openmp"],
-                 [p for lib, p in pairs if lib.threading_layer == "openmp"])
+        with _found:
+            if _libs is None:
+                try:
+                    from threadpoolctl import ThreadpoolController
+                    found = ThreadpoolController().select(user_api="blas").lib_controllers
+                except Exception:  # noqa: BLE001 - no control: the BLAS keeps its own threads
+                    found = []
+                pairs = [(lib, _pair(lib)) for lib in found]
+                libs = ([p for lib, p in pairs if lib.threading_layer != "openmp"],
+                        [p for lib, p in pairs if lib.threading_layer == "openmp"])
+                if any(lib.internal_api == "openblas" for lib in found):
+                    _warm(libs[0])
+                _libs = libs
     return _libs
+
+
+def _warm(shared: list) -> None:
+    """One (128, 256) x (256, 512) float64 product (~2 ms) on one BLAS thread, which writes
+    OpenBLAS's packing buffer as far as products on one thread use it (see the module's
+    docstring); its result is dropped."""
+    counts = [get() for get, _ in shared]
+    for (_, set_), n in zip(shared, counts):
+        if n > 1:
+            set_(1)
+    try:
+        _np_dot(np.ones((128, 256)), np.ones((256, 512)))
+    finally:
+        for (_, set_), n in zip(shared, counts):
+            if n > 1:
+                set_(n)
 
 
 def _blocked(want: int) -> bool:
@@ -70,9 +113,9 @@ def enter(flops: int) -> list:
     ones by the first caller in).  Returns what `leave` restores for this thread."""
     global _active, _count, _default
     want = max(1, min(flops // FLOPS_PER_THREAD, _CORES))
-    shared, local = _blas()
-    with _cond:
-        if _blocked(want):
+    shared, local = _libs or _blas()
+    with _lock:
+        if _active and _blocked(want):
             _waiting[want] = _waiting.get(want, 0) + 1
             while _blocked(want):
                 _cond.wait()
@@ -86,6 +129,8 @@ def enter(flops: int) -> list:
                     set_(want)
             _count = want
         _active += 1
+    if not local:
+        return local
     restore = []
     for get, set_ in local:
         n = get()
@@ -101,10 +146,11 @@ def leave(restore: list) -> None:
     global _active
     for set_, n in restore:
         set_(n)
-    with _cond:
+    with _lock:
         _active -= 1
         if not _active:
             for (_, set_), n in zip(_blas()[0], _default):
                 if _count < n:
                     set_(n)
-            _cond.notify_all()
+            if _waiting:
+                _cond.notify_all()
