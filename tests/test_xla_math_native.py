@@ -1,6 +1,6 @@
-"""The native kernels of XLA's float32 log, log1p and erf_inv (backend/tier1/xla_math.py) give
-the bits of primitives/xla_math.py's NumPy code, which tests/test_lax_special.py and the random
-tests check against JAX; skipped, with the reason, where tier 1 cannot run."""
+"""The native kernels of XLA's float32 log, log1p, erf_inv and tanh (backend/tier1/xla_math.py)
+give the bits of primitives/xla_math.py's NumPy code, which tests/test_lax_special.py and the
+random tests check against JAX; skipped, with the reason, where tier 1 cannot run."""
 import numpy as np
 import pytest
 
@@ -43,3 +43,18 @@ def test_shapes_kept(shape: tuple) -> None:
     engine.wait()
     assert native.evaluate("erf_inv", x).shape == shape
     assert xla_math.erf_inv(x).shape == shape
+
+
+def test_tanh_is_one_from_its_clamp():
+    """The native tanh leaves out XLA's select of +-1 from |x| >= 20: its rational function
+    of x clamped to +-7.9988 rounds to exactly +-1 there (true fused multiply-adds)."""
+    clamp = np.float32(xla_math._TANH_CLAMP)
+    up = np.nextafter(clamp, np.float32(np.inf), dtype=np.float32)
+    x = np.concatenate([np.linspace(clamp, 25, 2000, dtype=np.float32), [clamp, up, 20.0,
+                        np.nextafter(np.float32(20), np.float32(0)), 3.4e38, np.inf]])
+    x = np.concatenate([x, -x]).astype(np.float32)
+    native.evaluate("tanh", x)
+    engine.wait()
+    got = native.evaluate("tanh", x)
+    np.testing.assert_array_equal(got, np.sign(x))
+    np.testing.assert_array_equal(got.view(np.uint32), xla_math._tanh_f32(x).view(np.uint32))

@@ -145,15 +145,33 @@ def test_native_bits_equal_numpy(name):
     _assert_bits(got, want.view(np.uint32), x)
 
 
+def _mixed_vectors(rng: np.random.Generator) -> np.ndarray:
+    """Runs of 16 values (a kernel's vector steps, from the array's start) holding 0 to 16
+    lanes of 120 and more among lanes below, some with small, inf or NaN lanes too: the
+    kernels mend such vectors lane by lane or whole (tier1/xla_math.py's sincos)."""
+    runs = []
+    for large in range(17):
+        for _ in range(8):
+            run = rng.uniform(-119.9, 119.9, 16)
+            at = rng.permutation(16)
+            run[at[:large]] = rng.uniform(120, 3e4, large) * rng.choice([-1.0, 1.0], large)
+            if rng.random() < 0.5:
+                run[at[-1]] = rng.choice([1e-5, -3e-30, 0.0, np.inf, -np.inf, np.nan])
+            runs.append(run)
+    return np.concatenate(runs)
+
+
 def _glibc_inputs() -> np.ndarray:
-    """Arguments for sin and cos: every float32 range, and the neighbours of multiples of
-    pi/4 (where the quadrant changes) below 120 (glibc's fast reduction) and far above."""
+    """Arguments for sin and cos: vectors mixing the ranges, every float32 range, and the
+    neighbours of multiples of pi/4 (where the quadrant changes) below 120 (glibc's fast
+    reduction) and far above."""
     rng = np.random.default_rng(11)
     k = np.arange(1, 2000)
     turns = np.concatenate([k * np.pi / 4, rng.uniform(120, 1e6, 3000) // (np.pi / 4)
                             * (np.pi / 4)]).astype(np.float32)
     neighbours = [np.nextafter(turns, np.float32(s) * np.inf).astype(np.float32) for s in (1, -1)]
-    parts = [rng.integers(0, 2 ** 32, 40_000, dtype=np.uint64).astype(np.uint32).view(
+    parts = [_mixed_vectors(rng),
+             rng.integers(0, 2 ** 32, 40_000, dtype=np.uint64).astype(np.uint32).view(
                  np.float32), rng.uniform(-130, 130, 30_000), turns, *neighbours,
              10.0 ** rng.uniform(-45, 38.5, 20_000), np.float32(3.4028235e38),
              np.array([0.0, np.inf, np.nan, 1e-40, 2.0 ** -126, 2.0 ** -12, 0.75, 120.0])]

@@ -6,7 +6,8 @@ inline in tier 1's fused kernels (codegen.py), so eager, tier 0 and tier 1 give 
 The same operations in the same order, with `llvm.fma` wherever the NumPy version emulates a
 fused multiply-add (as XLA's LLVM contracts them): the bits agree with the NumPy code, which
 agrees with XLA (the emulation rounds twice, so in rare ties the native kernel, a true FMA, is
-the one that matches XLA).  Branches become selects: every element computes both sides.
+the one that matches XLA).  Branches become selects: every element computes both sides
+(but sin and cos, whose vectors branch on their lanes' ranges: their code then holds blocks).
 `evaluate(name, x)` answers None until the kernel is compiled (tier 1's thread), and the
 caller computes with NumPy meanwhile.
 """
@@ -46,8 +47,7 @@ class _Builder:
         self.dt, self.lt = vector("double"), vector("i64")
         self.suffix = f"v{lanes}f32" if lanes > 1 else "f32"
         self.extra: dict[str, None] = {}  # further declarations, in first-use order
-        #: sin/cos reduce |y| >= 120 too (False: code for vectors known to hold none)
-        self.large_range = True
+        self.functions: set[str] = set()  # the names of functions defined in self.extra
 
     def declarations(self) -> list[str]:
         """The intrinsics the code calls (and the tables it reads)."""
@@ -209,17 +209,17 @@ class _Builder:
         return self.op("fdiv", self.k(1), self.fma(y, scale, self.k(1)))
 
     def tanh(self, x: str) -> str:
-        """XLA's tanh: a rational function of x clamped to +-7.9988; x below 0.0004, +-1 from
-        20 (in magnitude)."""
+        """XLA's tanh: a rational function of x clamped to +-7.9988; x below 0.0004.  XLA
+        also gives +-1 from 20 in magnitude, which the function already is at the clamp (with
+        fused multiply-adds it rounds to exactly +-1: tests/test_xla_math_native.py checks),
+        so that select is left out."""
         c = _numpy_version()
         clamped = self.clamp(x, -c._TANH_CLAMP, c._TANH_CLAMP)
         square = self.op("fmul", clamped, clamped)
         num = self.op("fmul", self.horner(square, c._TANH_NUM), clamped)
         out = self.op("fdiv", num, self.horner(square, c._TANH_DEN))
         magnitude = self.call1("fabs", x)
-        out = self.select(self.cmp("olt", magnitude, self.k(0.0004)), x, out)
-        one = self.intrinsic("copysign", "float", self.k(1), x)
-        return self.select(self.cmp("oge", magnitude, self.k(20)), one, out)
+        return self.select(self.cmp("olt", magnitude, self.k(0.0004)), x, out)
 
     def expm1(self, x: str) -> str:
         """XLA's expm1: exp(x) - 1 beyond 1/2 in magnitude, else tanh(x/2) (exp(x) + 1); x
@@ -486,39 +486,106 @@ class _Builder:
         r = self.emit(f"fmul {self.dt} {r}, {self.kd(_numpy_version()._PI_2_64)}")
         return r, self.emit(f"trunc {lt} {n} to {it}")
 
-    def sincos(self, y: str, cosine: bool) -> str:
-        """sin or cos through a function of its own (defined once per module): its vectors
-        without a lane of |y| >= 120 skip that reduction, a branch the straight-line code
-        around the call could not hold."""
-        t, name = self.t, f"@xla_math_{'cos' if cosine else 'sin'}_{self.lanes}"
-        mid, full = _Builder(self.lanes, "%m"), _Builder(self.lanes, "%f")
-        mid.large_range = False
-        near, anywhere = mid.sincos_inline("%y", cosine), full.sincos_inline("%y", cosine)
-        magnitude = f"and {self.it} %yb, {self.ki(0x7FFFFFFF)}"
-        if self.lanes == 1:
-            test = ["  %any = icmp uge i32 %ym, 1123024896"]  # 120.0's bits
-        else:
-            reduce = f"llvm.vector.reduce.or.v{self.lanes}i1"
-            self.extra[f"declare i1 @{reduce}({self.bt})"] = None
-            test = [f"  %yl = icmp sge {self.it} %ym, {self.ki(0x42F00000)}",
-                    f"  %any = call i1 @{reduce}({self.bt} %yl)"]
-        for builder in (mid, full):
-            self.extra.update(dict.fromkeys(builder.declarations()))
-        self.extra["\n".join([
-            f"define internal {t} {name}({t} %y) nounwind {{", "entry:",
-            f"  %yb = bitcast {t} %y to {self.it}", f"  %ym = {magnitude}", *test,
-            "  br i1 %any, label %large, label %near", "near:", *mid.lines, f"  ret {t} {near}",
-            "large:", *full.lines, f"  ret {t} {anywhere}", "}"])] = None
-        return self.emit(f"call {t} {name}({t} {y})")
+    #: large lanes of a vector the scalar function serves one by one, at most (more: the
+    #: vector function, which reduces every lane both ways)
+    LANES_ONE_BY_ONE = 4
 
-    def sincos_inline(self, y: str, cosine: bool) -> str:
-        """sin or cos as straight-line code (|y| >= 120 reduced too if self.large_range)."""
+    def sincos(self, y: str, cosine: bool) -> str:
+        """sin or cos of y.  A vector whose lanes all take the fast reduction (2^-12 <= |y| <
+        120) runs it inline; another calls functions of the module's own: with more than
+        LANES_ONE_BY_ONE lanes from 120 on (finite), the vector one that reduces every lane
+        both ways, else the vector one of the fast reduction (small, inf and NaN lanes by
+        selects) and the scalar one on each large lane.  (sin(10 e^x) of normal x: a vector in
+        ten held a large lane, and each such vector took the reductions both ways, 10-15% of
+        the kernel's time.)"""
+        if self.lanes == 1:
+            return self.emit(f"call float {self.sincos_function(cosine, 1, True)}(float {y})")
+        t, it, bt, w = self.t, self.it, self.bt, self.lanes
+        label = f"{self.prefix[1:]}{self.count}"
+        magnitude = self.emit(f"and {it} {self.emit(f'bitcast {t} {y} to {it}')}, "
+                              f"{self.ki(0x7FFFFFFF)}")
+        # magnitude - 2^-12 below 120 - 2^-12 (unsigned): the lanes the fast way serves
+        offset = self.emit(f"sub {it} {magnitude}, {self.ki(0x39800000)}")
+        other = self.emit(f"icmp uge {it} {offset}, {self.ki(0x42F00000 - 0x39800000)}")
+        reduce_or = f"llvm.vector.reduce.or.v{w}i1"
+        self.extra[f"declare i1 @{reduce_or}({bt})"] = None
+        anyother = self.emit(f"call i1 @{reduce_or}({bt} {other})")
+        self.lines += [f"  br i1 {anyother}, label %{label}.mend, label %{label}.fast",
+                       f"{label}.fast:"]
+        near, _ = self.sincos_finite(y, cosine, large=False)
+        self.lines += [f"  br label %{label}.join", f"{label}.mend:"]
+        large = self.emit(f"icmp uge {it} {magnitude}, {self.ki(0x42F00000)}")
+        finite = self.emit(f"icmp ult {it} {magnitude}, {self.ki(0x7F800000)}")
+        large = self.emit(f"and {bt} {large}, {finite}")
+        iw = f"i{w}"
+        bits = self.emit(f"bitcast {bt} {large} to {iw}")
+        self.extra[f"declare {iw} @llvm.ctpop.{iw}({iw})"] = None
+        self.extra[f"declare {iw} @llvm.cttz.{iw}({iw}, i1)"] = None
+        count = self.emit(f"call {iw} @llvm.ctpop.{iw}({iw} {bits})")
+        many = self.emit(f"icmp ugt {iw} {count}, {self.LANES_ONE_BY_ONE}")
+        self.lines += [f"  br i1 {many}, label %{label}.vector, label %{label}.lanes",
+                       f"{label}.vector:"]
+        whole = self.emit(f"call {t} {self.sincos_function(cosine, w, True)}({t} {y})")
+        p = f"%{label}."  # the lane loop's own values
+        one = self.sincos_function(cosine, 1, True)
+        self.lines += [f"  br label %{label}.join", f"{label}.lanes:",
+                       f"  {p}near = call {t} {self.sincos_function(cosine, w, False)}({t} {y})",
+                       f"  {p}none = icmp eq {iw} {bits}, 0",
+                       f"  br i1 {p}none, label %{label}.join, label %{label}.lane",
+                       f"{label}.lane:",
+                       f"  {p}left = phi {iw} [{bits}, %{label}.lanes], [{p}rest, %{label}.lane]",
+                       f"  {p}acc = phi {t} [{p}near, %{label}.lanes], [{p}put, %{label}.lane]",
+                       f"  {p}at = call {iw} @llvm.cttz.{iw}({iw} {p}left, i1 true)",
+                       f"  {p}index = zext {iw} {p}at to i64",
+                       f"  {p}y = extractelement {t} {y}, i64 {p}index",
+                       f"  {p}value = call float {one}(float {p}y)",
+                       f"  {p}put = insertelement {t} {p}acc, float {p}value, i64 {p}index",
+                       f"  {p}below = sub {iw} {p}left, 1",
+                       f"  {p}rest = and {iw} {p}left, {p}below",
+                       f"  {p}more = icmp ne {iw} {p}rest, 0",
+                       f"  br i1 {p}more, label %{label}.lane, label %{label}.join",
+                       f"{label}.join:"]
+        return self.emit(f"phi {t} [{near}, %{label}.fast], [{whole}, %{label}.vector], "
+                         f"[{p}near, %{label}.lanes], [{p}put, %{label}.lane]")
+
+    def sincos_function(self, cosine: bool, lanes: int, large: bool) -> str:
+        """The name of the module's function of sin or cos over `lanes` lanes (defined on
+        first use): every lane reduced both ways, or (not `large`) the fast way only, for
+        lanes below 120 and the small and special ones."""
+        name = f"@xla_math_{'cos' if cosine else 'sin'}_{lanes}{'' if large else '_near'}"
+        if name not in self.functions:
+            self.functions.add(name)
+            body = _Builder(lanes, "%f")
+            t = body.t
+            out = body.sincos_inline("%y", cosine, large)
+            self.extra.update(dict.fromkeys(body.declarations()))
+            self.extra["\n".join([f"define internal {t} {name}({t} %y) nounwind {{", "entry:",
+                                  *body.lines, f"  ret {t} {out}", "}"])] = None
+        return name
+
+    def exceptional(self, y: str, cosine: bool, magnitude: str, out: str) -> str:
+        """`out` where 2^-12 <= |y| < inf; else glibc's y (sin) or 1 (cos) below, and its
+        (y - y) / (y - y), which is y - y itself (a NaN over itself), for inf and NaN."""
+        it = self.it
+        tiny = self.emit(f"icmp ult {it} {magnitude}, {self.ki(0x39800000)}")
+        out = self.select(tiny, self.k(1) if cosine else y, out)
+        special = self.emit(f"icmp uge {it} {magnitude}, {self.ki(0x7F800000)}")
+        return self.select(special, self.op("fsub", y, y), out)
+
+    def sincos_inline(self, y: str, cosine: bool, large: bool = True) -> str:
+        """sin or cos as straight-line code, |y| >= 120 reduced too if `large`."""
+        out, magnitude = self.sincos_finite(y, cosine, large)
+        return self.exceptional(y, cosine, magnitude, out)
+
+    def sincos_finite(self, y: str, cosine: bool, large: bool) -> tuple[str, str]:
+        """(sin or cos where 2^-12 <= |y| < inf, as straight-line code, |y| >= 120 reduced
+        too if `large`; |y|'s bits)."""
         c = _numpy_version()
         it, dt = self.it, self.dt
         bits = self.emit(f"bitcast {self.t} {y} to {it}")
         magnitude = self.emit(f"and {it} {bits}, {self.ki(0x7FFFFFFF)}")
         x = self.emit(f"fpext {self.t} {y} to {dt}")
-        if not self.large_range:
+        if not large:
             # |y| < 120 on every lane: n = y 2/pi rounded to nearest by adding 1.5 2^52 in
             # the same fused step (its low bits hold n, its lowest the polynomial), r = y -
             # n pi/2 fused.  glibc rounds a truncated scaled product instead: the two differ
@@ -529,11 +596,12 @@ class _Builder:
             nf = self.emit(f"fsub {dt} {shifted_n}, {shifter}")
             r = self.dfma(nf, self.kd(-c._HALF_PI), x)
             low = self.emit(f"bitcast {dt} {shifted_n} to {self.lt}")
-            n = quadrant = self.emit(f"trunc {self.lt} {low} to {it}")
+            n = self.emit(f"trunc {self.lt} {low} to {it}")
             parity = self.emit(f"shl {self.lt} {low}, {self.kl(63)}")
             use_sin = self.emit(f"icmp {'slt' if cosine else 'sge'} {self.lt} {parity}, "
                                 f"{self.kl(0)}")
-            odd = self.emit(f"and {it} {n}, {self.ki(1)}")
+            # the sign's quadrant below (the quadrant is n): n for sin, n + 1 for cos
+            signed = self.emit(f"add {it} {n}, {self.ki(1)}") if cosine else n
         else:
             # n = round(y 2/pi) through a scaled conversion, r = y - n pi/2 fused
             scaled = self.emit(f"fmul {dt} {x}, {self.kd(c._TWO_OVER_PI_2_24)}")
@@ -551,22 +619,19 @@ class _Builder:
             n = self.emit(f"select {self.bt} {middle}, {it} {n}, {it} {large_n}")
             odd = self.emit(f"and {it} {n}, {self.ki(1)}")
             use_sin = self.emit(f"icmp eq {it} {odd}, {self.ki(1 if cosine else 0)}")
+            # the sign by quadrant, (quadrant + 1) & 2 where the sine polynomial serves and
+            # quadrant & 2 where the cosine's does
+            shifted = odd if cosine else self.emit(f"xor {it} {odd}, {self.ki(1)}")
+            signed = self.emit(f"add {it} {quadrant}, {shifted}")
         value = self.sin_or_cos_poly(r, use_sin)
-        # the sign by quadrant, (quadrant + 1) & 2 where the sine polynomial serves and
-        # quadrant & 2 where the cosine's does, flipped in the float32 result (glibc negates
-        # r or the coefficients: the double value is negated exactly, and so its rounding)
-        shifted = odd if cosine else self.emit(f"xor {it} {odd}, {self.ki(1)}")
-        sign = self.emit(f"and {it} {self.emit(f'add {it} {quadrant}, {shifted}')}, "
-                         f"{self.ki(2)}")
-        sign = self.emit(f"shl {it} {sign}, {self.ki(30)}")
+        # the sign flipped in the float32 result (glibc negates r or the coefficients: the
+        # double value is negated exactly, and so its rounding)
+        sign = self.emit(f"shl {it} {self.emit(f'and {it} {signed}, {self.ki(2)}')}, "
+                         f"{self.ki(30)}")
         out = self.emit(f"bitcast {self.t} {self.emit(f'fptrunc {dt} {value} to {self.t}')} "
                         f"to {it}")
         out = self.emit(f"bitcast {it} {self.emit(f'xor {it} {out}, {sign}')} to {self.t}")
-        tiny = self.emit(f"icmp ult {it} {magnitude}, {self.ki(0x39800000)}")
-        out = self.select(tiny, self.k(1) if cosine else y, out)
-        # inf and NaN: glibc's (y - y) / (y - y), which is y - y itself (a NaN over itself)
-        special = self.emit(f"icmp uge {it} {magnitude}, {self.ki(0x7F800000)}")
-        return self.select(special, self.op("fsub", y, y), out)
+        return out, magnitude
 
     def sin(self, x: str) -> str:
         """XLA's sin: glibc's sinf."""
@@ -592,10 +657,11 @@ def kernel_ir(name: str) -> str:
         *declarations, "",
         "define void @kernel(ptr noalias %pin, ptr noalias %pout, i64 %n) #0 {", "entry:",
         f"  %nv = and i64 %n, {-lanes}", "  br label %vloop",
-        "vloop:", "  %i = phi i64 [ 0, %entry ], [ %i1, %vbody ]",
+        "vloop:", "  %i = phi i64 [ 0, %entry ], [ %i1, %vnext ]",
         "  %vdone = icmp uge i64 %i, %nv", "  br i1 %vdone, label %sloop, label %vbody",
         "vbody:", "  %xva = getelementptr float, ptr %pin, i64 %i",
         f"  %xv = load {vt}, ptr %xva, align 4", *vector.lines,
+        "  br label %vnext", "vnext:",  # (the vector code may branch: sin, cos)
         "  %ova = getelementptr float, ptr %pout, i64 %i",
         f"  store {vt} {wide}, ptr %ova, align 4", f"  %i1 = add i64 %i, {lanes}",
         "  br label %vloop",
