@@ -562,7 +562,7 @@ def pairwise_ir(dt: np.dtype) -> str:
 def shared_functions() -> dict[str, Callable[[], str]]:
     """{symbol: its module text's maker} of the functions kernels call but do not define
     (engine.py compiles each module once per process, when a kernel first declares one)."""
-    return {"pyjax_chunks": runtime_ir, "pyjax_launch": runtime_ir,
+    return {"pyjax_chunks": runtime_ir, "pyjax_launch": runtime_ir, "pyjax_run": runtime_ir,
             **{pairwise_name(dt): functools.partial(pairwise_ir, dt) for dt in (F32, F64, *INTS)}}
 
 
@@ -1077,7 +1077,8 @@ def runtime_ir() -> str:
     """The module every parallel kernel calls into, compiled once per process (engine.py):
     `pyjax_chunks(cl)` runs the closure's chunks one at a time, taken from its shared
     counter, through the kernel's body; `pyjax_launch(cl, t)` runs it on t threads
-    (libgomp's GOMP_parallel), each worker taking the caller's MXCSR."""
+    (libgomp's GOMP_parallel), each worker taking the caller's MXCSR; `pyjax_run` plans and
+    runs a kernel's call (_run_ir)."""
     chunks = [
         "define void @pyjax_chunks(ptr %cl) {",
         "entry:",
@@ -1134,10 +1135,85 @@ def runtime_ir() -> str:
         "  call void @GOMP_parallel(ptr @worker, ptr %cl, i32 %t32, i32 0)",
         "  call void @llvm.x86.sse.ldmxcsr(ptr %clx)",
         "  ret void", "}"]
-    decls = ["declare void @GOMP_parallel(ptr, ptr, i32, i32)",
+    decls = ["@pyjax_kernel_threads = external global i64",
+             "@pyjax_kernel_grain = external global i64",
+             "declare void @GOMP_parallel(ptr, ptr, i32, i32)",
              "declare void @llvm.x86.sse.stmxcsr(ptr)", "declare void @llvm.x86.sse.ldmxcsr(ptr)",
-             "declare i64 @llvm.umin.i64(i64, i64)"]
-    return "\n".join(decls + [""] + chunks + [""] + worker + [""] + launch) + "\n"
+             "declare i64 @llvm.umin.i64(i64, i64)", "declare i64 @llvm.umax.i64(i64, i64)"]
+    return "\n".join(decls + [""] + chunks + [""] + worker + [""] + launch + [""]
+                     + _run_ir()) + "\n"
+
+
+#: how a kernel's shape may be cut (see _parallel_ir), by the code pyjax_run takes
+_SPLITS = ("any", "rows", "columns", "one row")
+
+
+def _chunking(mode: list[str], w: str) -> list[str]:
+    """Lines that plan a call's chunks from %R, %C and the mode lines' %mode (1: columns are
+    cut, 0: rows): %bycols, %size and %chunks of it, %t threads, %cut (more than one chunk);
+    w: the lanes a chunk of columns is a multiple of."""
+    return ["  %grain = load i64, ptr @pyjax_kernel_grain",
+            "  %most = load i64, ptr @pyjax_kernel_threads",
+            *mode,
+            "  %bycols = icmp eq i64 %mode, 1",
+            "  %total = select i1 %bycols, i64 %C, i64 %R",   # what chunks cut
+            "  %other = select i1 %bycols, i64 %R, i64 %C",   # elements per item cut
+            "  %any = icmp sgt i64 %other, 0",
+            "  %other1 = select i1 %any, i64 %other, i64 1",
+            *_ceil_div("per", "%grain", "%other1"),           # items per chunk, for grain
+            f"  %align = select i1 %bycols, i64 {w}, i64 1",
+            *_ceil_div("few", "%total", str(MAX_CHUNKS)),
+            # a chunk of columns spans whole cache lines of many rows: at least CHUNK_COLUMNS
+            f"  %wide = select i1 %bycols, i64 {CHUNK_COLUMNS}, i64 1",
+            "  %atleast = call i64 @llvm.umax.i64(i64 %per, i64 %wide)",
+            "  %size0 = call i64 @llvm.umax.i64(i64 %atleast, i64 %few)",
+            "  %size1 = add i64 %size0, %align",
+            "  %size2 = sub i64 %size1, 1",
+            "  %alignneg = sub i64 0, %align",
+            "  %size = and i64 %size2, %alignneg",              # a multiple of the lanes
+            *_ceil_div("chunks", "%total", "%size"),
+            "  %t = call i64 @llvm.umin.i64(i64 %most, i64 %chunks)",
+            "  %cut = icmp sgt i64 %chunks, 1"]
+
+
+def _closure(body: str, part_size: int) -> list[str]:
+    """Lines that fill closure %cl for the planned chunks of `body`; %clp: its parts' field."""
+    return [f"  %cl = alloca {_CLOSURE}",
+            *_closure_access("store", {0: "%R", 1: "%C", 2: "%args", 4: "%mode", 6: "%size",
+                                       7: "%chunks", 8: "0", 9: body, 10: str(part_size)}),
+            _field(3, "clp"),
+            "  %many = icmp sgt i64 %t, 1"]
+
+
+def _run_ir() -> list[str]:
+    """`pyjax_run(R, C, args, body, split, w)`, the runtime's entry of a kernel without
+    partial totals: `body` at once for small shapes, else cut into chunks as `split` (an
+    index of _SPLITS) allows, shared by up to `pyjax_kernel_threads` threads.  In each
+    kernel's module it cost ~5 ms of compile time."""
+    mode = ["  %fewrows = icmp slt i64 %R, %most",
+            "  %isany = icmp eq i64 %split, 0",
+            "  %anycols = and i1 %isany, %fewrows",
+            "  %iscols = icmp eq i64 %split, 2",
+            "  %onerow = icmp eq i64 %R, 1",
+            "  %isone = icmp eq i64 %split, 3",
+            "  %onecols = and i1 %isone, %onerow",
+            "  %somecols = or i1 %anycols, %iscols",
+            "  %bycolsm = or i1 %somecols, %onecols",
+            "  %mode = zext i1 %bycolsm to i64"]
+    return ["define void @pyjax_run(i64 %R, i64 %C, ptr %args, ptr %body, i64 %split, i64 %w) {",
+            "entry:",
+            *_chunking(mode, "%w"),
+            "  br i1 %cut, label %closure, label %whole",
+            "whole:",
+            "  call void %body(i64 %C, ptr %args, i64 0, i64 %R, i64 0, i64 %C, ptr null)",
+            "  ret void",
+            "closure:",
+            *_closure("%body", 0),
+            "  store ptr null, ptr %clp",  # chunks only share the work out: on one thread it
+            "  br i1 %many, label %parallel, label %whole",  # is done whole
+            "parallel:",
+            "  call void @pyjax_launch(ptr %cl, i64 %t)",
+            "  ret void", "}"]
 
 
 def _parallel_ir(isa: Isa, split: str, partial: tuple | None, decls: set) -> list[str]:
@@ -1148,8 +1224,16 @@ def _parallel_ir(isa: Isa, split: str, partial: tuple | None, decls: set) -> lis
     be cut: "any" (rows, or columns when rows are fewer than threads), "rows" (each row summed
     in its own order), "columns" (totals over leading axes, added row after row) or "one row"
     (rows, or a single row's columns: a partial total per chunk, combined in chunk order, so
-    the result does not depend on the number of threads)."""
+    the result does not depend on the number of threads).  Without partial totals the
+    runtime's pyjax_run does it all."""
     w = isa.lanes
+    if partial is None:
+        decls.add("declare void @pyjax_run(i64, i64, ptr, ptr, i64, i64)")
+        return ["define void @kernel(i64 %R, i64 %C, ptr noalias %args) {",
+                "entry:",
+                f"  call void @pyjax_run(i64 %R, i64 %C, ptr %args, ptr @body, "
+                f"i64 {_SPLITS.index(split)}, i64 {w})",
+                "  ret void", "}"]
     decls.update({"@pyjax_kernel_threads = external global i64",
                   "@pyjax_kernel_grain = external global i64",
                   "declare void @pyjax_chunks(ptr)", "declare void @pyjax_launch(ptr, i64)",
@@ -1158,48 +1242,15 @@ def _parallel_ir(isa: Isa, split: str, partial: tuple | None, decls: set) -> lis
             "rows": ["  %mode = add i64 0, 0"],
             "columns": ["  %mode = add i64 1, 0"],
             "one row": ["  %onerow = icmp eq i64 %R, 1", "  %mode = zext i1 %onerow to i64"]}
-    part_size = _SIZE[partial[0]] if partial is not None else 0
     kernel = ["define void @kernel(i64 %R, i64 %C, ptr noalias %args) {",
               "entry:",
-              "  %grain = load i64, ptr @pyjax_kernel_grain",
-              "  %most = load i64, ptr @pyjax_kernel_threads",
-              *mode[split],
-              "  %bycols = icmp eq i64 %mode, 1",
-              "  %total = select i1 %bycols, i64 %C, i64 %R",   # what chunks cut
-              "  %other = select i1 %bycols, i64 %R, i64 %C",   # elements per item cut
-              "  %any = icmp sgt i64 %other, 0",
-              "  %other1 = select i1 %any, i64 %other, i64 1",
-              *_ceil_div("per", "%grain", "%other1"),           # items per chunk, for grain
-              f"  %align = select i1 %bycols, i64 {w}, i64 1",
-              *_ceil_div("few", "%total", str(MAX_CHUNKS)),
-              # a chunk of columns spans whole cache lines of many rows: at least CHUNK_COLUMNS
-              f"  %wide = select i1 %bycols, i64 {CHUNK_COLUMNS}, i64 1",
-              "  %atleast = call i64 @llvm.umax.i64(i64 %per, i64 %wide)",
-              "  %size0 = call i64 @llvm.umax.i64(i64 %atleast, i64 %few)",
-              "  %size1 = add i64 %size0, %align",
-              "  %size2 = sub i64 %size1, 1",
-              "  %alignneg = sub i64 0, %align",
-              "  %size = and i64 %size2, %alignneg",              # a multiple of the lanes
-              *_ceil_div("chunks", "%total", "%size"),
-              "  %t = call i64 @llvm.umin.i64(i64 %most, i64 %chunks)",
-              "  %cut = icmp sgt i64 %chunks, 1",
+              *_chunking(mode[split], str(w)),
               "  br i1 %cut, label %closure, label %whole",
               "whole:",
               "  call void @body(i64 %C, ptr %args, i64 0, i64 %R, i64 0, i64 %C, ptr null)",
               "  ret void",
               "closure:",
-              f"  %cl = alloca {_CLOSURE}",
-              *_closure_access("store", {0: "%R", 1: "%C", 2: "%args", 4: "%mode", 6: "%size",
-                                         7: "%chunks", 8: "0", 9: "@body", 10: str(part_size)}),
-              _field(3, "clp"),
-              "  %many = icmp sgt i64 %t, 1"]
-    if partial is None:  # chunks only share the work out: on one thread it is done whole
-        kernel += ["  store ptr null, ptr %clp",
-                   "  br i1 %many, label %parallel, label %whole",
-                   "parallel:",
-                   "  call void @pyjax_launch(ptr %cl, i64 %t)",
-                   "  ret void", "}"]
-        return kernel
+              *_closure("@body", _SIZE[partial[0]])]
     acc_dt, combine, identity, out_dt, j = partial
     acc, out = _LLVM[acc_dt], _LLVM[out_dt]
     init = _const(identity, acc_dt)
