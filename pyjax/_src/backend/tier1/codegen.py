@@ -806,7 +806,6 @@ def _body_ir(cluster: Any, isa: Isa, decls: set, name: str, rows: int | None = N
         # operand's dtype below LONG rows and in double from there: the same order here
         own = leading and math.prod(shape[:k]) < LONG
         acc_dt, combine, identity = _reduce_info(red, own)
-        aw = w if leading else aw
         acc_t = f"<{aw} x {_LLVM[acc_dt]}>"
         acc_init = "<" + ", ".join([f"{_LLVM[acc_dt]} {_const(identity, acc_dt)}"] * aw) + ">"
         term_t = f"<{w} x {_LLVM[acc_dt]}>"  # a step's terms
