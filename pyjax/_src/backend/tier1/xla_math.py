@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ctypes
 import struct
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -414,20 +414,40 @@ class _Builder:
     def dfma(self, a: str, b: str, c: str) -> str:
         return self.intrinsic("fma", "double", a, b, c)
 
-    def sin_or_cos_poly(self, x: str, use_sin: str) -> str:
+    def sign_blend(self, mask: str, if_set: str, if_clear: str) -> str:
+        """Double lanes: if_set where the sign bit of `mask`'s (i64) lane is set, else
+        if_clear, by AVX's vblendvpd (lanes a multiple of 4).  A select on a compare of that
+        bit costs two more instructions a vector: LLVM rewrites it to test the bit in place."""
+        name = "llvm.x86.avx.blendv.pd.256"
+        v4 = "<4 x double>"
+        self.extra[f"declare {v4} @{name}({v4}, {v4}, {v4})"] = None
+        parts = []
+        for start in range(0, self.lanes, 4):
+            lanes = f"<4 x i32> <{', '.join(f'i32 {start + i}' for i in range(4))}>"
+            quarter = [self.emit(f"shufflevector {t} {v}, {t} poison, {lanes}")
+                       for v, t in ((if_clear, self.dt), (if_set, self.dt), (mask, self.lt))]
+            bits = self.emit(f"bitcast <4 x i64> {quarter[2]} to {v4}")
+            parts.append(self.emit(f"call {v4} @{name}({v4} {quarter[0]}, {v4} {quarter[1]}, "
+                                   f"{v4} {bits})"))
+        width = 4
+        while len(parts) > 1:  # concatenated pairwise
+            lanes = ", ".join(f"i32 {i}" for i in range(2 * width))
+            parts = [self.emit(f"shufflevector <{width} x double> {a}, <{width} x double> {b}, "
+                               f"<{2 * width} x i32> <{lanes}>")
+                     for a, b in zip(parts[::2], parts[1::2])]
+            width *= 2
+        return parts[0]
+
+    def sin_or_cos_poly(self, x: str, pick: Callable[[str, str], str]) -> str:
         """glibc's sine polynomial of x (x + x^3 s1 + x^5 (s2 + x^2 s3)) on the lanes where
-        use_sin holds, its cosine polynomial (c0 + x^2 c1 + x^4 c2 + x^6 (c3 + x^2 c4)) on the
-        others, as one polynomial of per-lane operands: both are fma(fma(x^2, a, b), u x^2,
-        fma(u, v, w)) with u = x^3 or x^4 (each product and multiply-add the one glibc's code
-        rounds)."""
+        it serves, its cosine polynomial (c0 + x^2 c1 + x^4 c2 + x^6 (c3 + x^2 c4)) on the
+        others (pick(for_sin, for_cos) chooses by lane), as one polynomial of per-lane
+        operands: both are fma(fma(x^2, a, b), u x^2, fma(u, v, w)) with u = x^3 or x^4 (each
+        product and multiply-add the one glibc's code rounds)."""
         c = _numpy_version()
         s1, s2, s3 = c._SIN_POLY
         c0, c1, c2, c3, c4 = c._COS_POLY
         dt = self.dt
-
-        def pick(for_sin: str, for_cos: str) -> str:
-            return self.emit(f"select {self.bt} {use_sin}, {dt} {for_sin}, {dt} {for_cos}")
-
         x2 = self.emit(f"fmul {dt} {x}, {x}")
         u = self.emit(f"fmul {dt} {pick(x, x2)}, {x2}")  # x^3 = x x^2, or x^4 = x^2 x^2
         w = pick(x, self.dfma(x2, self.kd(c1), self.kd(c0)))
@@ -548,6 +568,12 @@ class _Builder:
         return self.emit(f"phi {t} [{near}, %{label}.fast], [{whole}, %{label}.vector], "
                          f"[{p}near, %{label}.lanes], [{p}put, %{label}.lane]")
 
+    def picker(self, use_sin: str) -> Callable[[str, str], str]:
+        """pick(for_sin, for_cos) of double lanes by the i1 lanes use_sin (a select)."""
+        dt = self.dt
+        return lambda for_sin, for_cos: self.emit(
+            f"select {self.bt} {use_sin}, {dt} {for_sin}, {dt} {for_cos}")
+
     def sincos_function(self, cosine: bool, lanes: int, large: bool) -> str:
         """The name of the module's function of sin or cos over `lanes` lanes (defined on
         first use): every lane reduced both ways, or (not `large`) the fast way only, for
@@ -597,9 +623,15 @@ class _Builder:
             r = self.dfma(nf, self.kd(-c._HALF_PI), x)
             low = self.emit(f"bitcast {dt} {shifted_n} to {self.lt}")
             n = self.emit(f"trunc {self.lt} {low} to {it}")
-            parity = self.emit(f"shl {self.lt} {low}, {self.kl(63)}")
-            use_sin = self.emit(f"icmp {'slt' if cosine else 'sge'} {self.lt} {parity}, "
-                                f"{self.kl(0)}")
+            odd = self.emit(f"shl {self.lt} {low}, {self.kl(63)}")  # the sign bit: n odd
+            if self.lanes % 4 == 0 and _has_avx():
+                def pick(for_sin: str, for_cos: str) -> str:
+                    return (self.sign_blend(odd, for_sin, for_cos) if cosine else
+                            self.sign_blend(odd, for_cos, for_sin))
+            else:
+                use_sin = self.emit(f"icmp {'slt' if cosine else 'sge'} {self.lt} {odd}, "
+                                    f"{self.kl(0)}")
+                pick = self.picker(use_sin)
             # the sign's quadrant below (the quadrant is n): n for sin, n + 1 for cos
             signed = self.emit(f"add {it} {n}, {self.ki(1)}") if cosine else n
         else:
@@ -623,7 +655,8 @@ class _Builder:
             # quadrant & 2 where the cosine's does
             shifted = odd if cosine else self.emit(f"xor {it} {odd}, {self.ki(1)}")
             signed = self.emit(f"add {it} {quadrant}, {shifted}")
-        value = self.sin_or_cos_poly(r, use_sin)
+            pick = self.picker(use_sin)
+        value = self.sin_or_cos_poly(r, pick)
         # the sign flipped in the float32 result (glibc negates r or the coefficients: the
         # double value is negated exactly, and so its rounding)
         sign = self.emit(f"shl {it} {self.emit(f'and {it} {signed}, {self.ki(2)}')}, "
@@ -640,6 +673,12 @@ class _Builder:
     def cos(self, x: str) -> str:
         """XLA's cos: glibc's cosf."""
         return self.sincos(x, True)
+
+
+def _has_avx() -> bool:
+    """The host runs AVX (tier 1's vectors of 8 or 16 lanes: AVX2 or AVX-512)."""
+    from pyjax._src.backend.tier1 import engine
+    return engine.isa().lanes >= 8
 
 
 def kernel_ir(name: str) -> str:
