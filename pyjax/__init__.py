@@ -75,6 +75,7 @@ _LAZY_ATTRIBUTES = {
     "smap": "pyjax._src.parallel.smap:smap",
     **{n: f"pyjax._src.state.lifetime:{n}" for n in ("empty_ref", "free_ref")},
     "ds": "pyjax._src.dslice:ds",
+    "ad": "pyjax._src.transforms.ad_api:markers",  # (VJP.with_refs's markers)
 }
 _LAZY_SUBMODULES = [
     "api_util", "custom_batching", "custom_derivatives", "debug", "image", "interpreters",

@@ -200,3 +200,29 @@ def test_vjp_pullback_called_with_splatted_cotangents():
     with pytest.raises(TypeError, match="applied to <lambda> was called with 2 arguments"):
         f_vjp(2.0, 2.0)
     assert f_vjp((2.0, 3.0))[0] == 5.0
+
+
+def test_vjp_with_refs_values_refs_and_unwanted_cotangents():
+    # recorded from JAX 0.10.2: (1.0806046, DidntWant()); the Ref 10 -> 11.080605 -> 12.161209
+    f = lambda x, y: jnp.sin(x) * y  # noqa: E731
+    _, f_vjp = jax.vjp(f, 1.0, 2.0)
+    x_ct, y_ct = f_vjp.with_refs(jax.ad.GradValue(), jax.ad.DontWant())(1.0)
+    assert y_ct == jax.ad.DidntWant() and jax.tree_util.tree_leaves(y_ct) == []
+    np.testing.assert_allclose(x_ct, np.float32(1.0806046), rtol=1e-7)
+    ref = jax.new_ref(jnp.float32(10.0))
+    for want in (11.080605, 12.161209):
+        x_ct, y_ct = f_vjp.with_refs(ref, jax.ad.GradValue())(1.0)
+        assert x_ct == jax.ad.GradRef()
+        np.testing.assert_allclose(ref[...], np.float32(want), rtol=1e-7)
+        np.testing.assert_allclose(y_ct, np.sin(np.float32(1.0)), rtol=1e-7)
+    with pytest.raises(ValueError, match="Invalid shape for `addupdate`"):
+        f_vjp.with_refs(jax.new_ref(jnp.zeros(3)), jax.ad.GradValue())(1.0)
+    with pytest.raises(Exception):  # noqa: B017 - JAX raises a bare Exception
+        f_vjp.with_refs(jax.ad.GradValue())
+
+
+def test_vjp_dont_want_leaves_out_its_cotangents_equations():
+    _, f_vjp = jax.vjp(lambda x, y: jnp.sin(x) * y, 1.0, 2.0)
+    both = jax.make_jaxpr(lambda c: f_vjp(c))(1.0)
+    one = jax.make_jaxpr(lambda c: f_vjp.with_refs(jax.ad.GradValue(), jax.ad.DontWant())(c))(1.0)
+    assert len(one.jaxpr.eqns) == len(both.jaxpr.eqns) - 1

@@ -384,28 +384,38 @@ def _tangent_atom(pe: PartialEvalTrace, t: Any) -> Any:
 # Transposition
 # ---------------------------------------------------------------------------------------------
 
-def backward_pass(linear: ClosedJaxpr, cts_out: Sequence[Any]) -> list[Any]:
-    """Cotangents of the linear jaxpr's inputs given those of its outputs (Zero where none)."""
+def backward_pass(linear: ClosedJaxpr, cts_out: Sequence[Any],
+                  unwanted: Sequence[int] = ()) -> list[Any]:
+    """Cotangents of the linear jaxpr's inputs given those of its outputs (Zero where none,
+    and for the inputs numbered in `unwanted`, whose cotangents are not computed)."""
     args = [UndefinedPrimal(v.aval) for v in linear.jaxpr.invars]
-    return transpose_jaxpr(linear.jaxpr, linear.consts, args, cts_out)
+    dropped = frozenset(linear.jaxpr.invars[i] for i in unwanted)
+    return transpose_jaxpr(linear.jaxpr, linear.consts, args, cts_out, dropped)
 
 
 def transpose_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any],
-                    cts_out: Sequence[Any]) -> list[Any]:
+                    cts_out: Sequence[Any], dropped: frozenset = frozenset()) -> list[Any]:
     """Cotangents for the UndefinedPrimal entries of `args` (Zero where none).  Equations that
-    do not depend on those inputs are evaluated first (recomputed, as remat wants)."""
+    do not depend on those inputs are evaluated first (recomputed, as remat wants).  The
+    cotangents of the inputs in `dropped` are left out, and so is every equation that only
+    carries cotangents to them (jax.vjp's DontWant)."""
     env = dict(zip(jaxpr.constvars, consts))
     env.update((v, a) for v, a in zip(jaxpr.invars, args) if not is_undefined(a))
     cts: dict[Var, Any] = {}
 
+    linear_vars = {v for v, a in zip(jaxpr.invars, args) if is_undefined(a)}
+    # the linear values whose cotangents reach a wanted input (all of them, mostly)
+    live = linear_vars - dropped if dropped else linear_vars
+
     def add_ct(var: Any, ct: Any) -> None:
-        if type(var) is Var and ct is not None and type(ct) is not Zero:
+        if type(var) is Var and ct is not None and type(ct) is not Zero and var in live:
             cts[var] = add_tangents(cts[var], ct) if var in cts else ct
 
-    linear_vars = {v for v, a in zip(jaxpr.invars, args) if is_undefined(a)}
     for eqn in jaxpr.eqns:
         if any(type(a) is Var and a in linear_vars for a in eqn.invars):
             linear_vars.update(eqn.outvars)
+            if live is not linear_vars and any(type(a) is Var and a in live for a in eqn.invars):
+                live.update(eqn.outvars)
         else:  # a non-linear equation: compute its value for the transpose rules
             outs = eqn.primitive.bind(*(a.val if type(a) is Literal else env[a]
                                         for a in eqn.invars), **eqn.params)
@@ -413,7 +423,7 @@ def transpose_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any],
     for var, ct in zip(jaxpr.outvars, cts_out):
         add_ct(var, ct)
     for eqn in reversed(jaxpr.eqns):
-        if not any(v in linear_vars for v in eqn.outvars):
+        if not any(v in live for v in eqn.outvars):
             continue
         outs_ct = [cts.pop(v, Zero(v.aval)) for v in eqn.outvars]
         if all(type(c) is Zero for c in outs_ct):
@@ -426,6 +436,5 @@ def transpose_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any],
                                       f"'{eqn.primitive.name}' not implemented")
         ct = outs_ct if eqn.primitive.multiple_results else outs_ct[0]
         for a, c in zip(eqn.invars, rule(ct, *eqn_args, **eqn.params)):
-            if type(a) is Var and a in linear_vars:
-                add_ct(a, c)
+            add_ct(a, c)
     return [cts.get(v, Zero(v.aval)) for v, a in zip(jaxpr.invars, args) if is_undefined(a)]

@@ -2,7 +2,9 @@
 jacfwd, jacrev, jacobian, hessian, linear_transpose."""
 from __future__ import annotations
 
+import dataclasses
 import functools
+from types import SimpleNamespace
 from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
@@ -155,14 +157,67 @@ class _Pullback(NamedTuple):
     out_avals: list
 
     def __call__(self, residuals: list, ct: Any) -> Any:
+        return input_cotangents(self.cotangents(residuals, ct), self.lin.in_mask,
+                                self.in_avals, self.lin.in_tree)
+
+    def cotangents(self, residuals: list, ct: Any, unwanted: Sequence[int] = ()) -> list:
+        """The linear jaxpr's input cotangents for output cotangent `ct` (zeros for those
+        numbered in `unwanted`, which are not computed)."""
         lin = self.lin
         flat_ct, ct_tree = tree_flatten(ct)
         check_cotangent(flat_ct, ct_tree, lin.out_tree, self.out_avals)
         flat_ct = flat_ct + [None] * lin.num_aux
         cts = backward_pass(ClosedJaxpr(self.linear, residuals),
-                            [c for c, m in zip(flat_ct, lin.out_mask) if m])
-        return input_cotangents([zeros_like_aval(c.aval) if type(c) is Zero else c for c in cts],
-                                lin.in_mask, self.in_avals, lin.in_tree)
+                            [c for c, m in zip(flat_ct, lin.out_mask) if m], unwanted)
+        return [zeros_like_aval(c.aval) if type(c) is Zero else c for c in cts]
+
+    def into(self, residuals: list, wants: list, ct: Any) -> Any:
+        """The cotangents for output cotangent `ct` as `VJP.with_refs` asked for them: per
+        input leaf its value (GradValue), DidntWant (DontWant: not computed), or GradRef
+        (added into the Ref given)."""
+        kept = [i for i, m in enumerate(self.lin.in_mask) if m]
+        unwanted = [k for k, i in enumerate(kept) if isinstance(wants[i], DontWant)]
+        linear = iter(self.cotangents(residuals, ct, unwanted))
+        out = []
+        for want, m, aval in zip(wants, self.lin.in_mask, self.in_avals):
+            value = next(linear) if m else zeros_like_aval(tangent_aval(aval))
+            if isinstance(want, DontWant):
+                out.append(DidntWant())
+            elif isinstance(want, GradValue):
+                out.append(value)
+            else:  # a Ref: the cotangent accumulates into it
+                want.addupdate(value)
+                out.append(GradRef())
+        return tree_unflatten(self.lin.in_tree, out)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class GradValue:
+    """`VJP.with_refs`'s marker for an input whose cotangent is returned."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DontWant:
+    """`VJP.with_refs`'s marker for an input whose cotangent is not wanted (nor computed)."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class GradRef:
+    """What `with_refs`'s pullback returns for an input whose cotangent went into a Ref (a
+    pytree without leaves)."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DidntWant:
+    """What `with_refs`'s pullback returns for a DontWant input (a pytree without leaves)."""
+
+
+for _marker in (GradRef, DidntWant):
+    register_pytree_node(_marker, lambda _: ((), None), lambda _, __, cls=_marker: cls())
+
+#: `jax.ad`: the markers of VJP.with_refs
+markers = SimpleNamespace(DontWant=DontWant, DidntWant=DidntWant, GradRef=GradRef,
+                          GradValue=GradValue)
 
 
 class VJP:
@@ -179,6 +234,14 @@ class VJP:
         if extra:
             raise TypeError(_too_many_cotangents(self.pullback.name, len(extra) + 1))
         return self.pullback(self.residuals, ct)
+
+    def with_refs(self, *maybe_ct_refs: Any) -> Partial:
+        """The pullback with each input's cotangent as asked by `maybe_ct_refs` (the inputs'
+        tree with a GradValue(), a DontWant() or a Ref per leaf), as JAX's VJP.with_refs."""
+        wants, tree = tree_flatten(maybe_ct_refs)
+        if tree != self.pullback.lin.in_tree:
+            raise Exception  # (JAX's own, bare, exception)
+        return Partial(self.pullback.into, self.residuals, wants)
 
 
 register_pytree_node(VJP, lambda f: (f.residuals, f.pullback),
