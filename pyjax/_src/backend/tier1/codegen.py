@@ -562,8 +562,10 @@ def pairwise_ir(dt: np.dtype) -> str:
 def shared_functions() -> dict[str, Callable[[], str]]:
     """{symbol: its module text's maker} of the functions kernels call but do not define
     (engine.py compiles each module once per process, when a kernel first declares one)."""
+    from pyjax._src.backend.tier1 import xla_math
     return {"pyjax_chunks": runtime_ir, "pyjax_launch": runtime_ir, "pyjax_run": runtime_ir,
-            **{pairwise_name(dt): functools.partial(pairwise_ir, dt) for dt in (F32, F64, *INTS)}}
+            **{pairwise_name(dt): functools.partial(pairwise_ir, dt) for dt in (F32, F64, *INTS)},
+            **xla_math.shared_functions()}
 
 
 def _halves(a: str, n: str, p: str, dt: np.dtype) -> list[str]:

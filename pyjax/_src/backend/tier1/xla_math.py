@@ -14,6 +14,7 @@ caller computes with NumPy meanwhile.
 from __future__ import annotations
 
 import ctypes
+import functools
 import struct
 from typing import Any, Callable
 
@@ -47,7 +48,6 @@ class _Builder:
         self.dt, self.lt = vector("double"), vector("i64")
         self.suffix = f"v{lanes}f32" if lanes > 1 else "f32"
         self.extra: dict[str, None] = {}  # further declarations, in first-use order
-        self.functions: set[str] = set()  # the names of functions defined in self.extra
 
     def declarations(self) -> list[str]:
         """The intrinsics the code calls (and the tables it reads)."""
@@ -575,19 +575,13 @@ class _Builder:
             f"select {self.bt} {use_sin}, {dt} {for_sin}, {dt} {for_cos}")
 
     def sincos_function(self, cosine: bool, lanes: int, large: bool) -> str:
-        """The name of the module's function of sin or cos over `lanes` lanes (defined on
-        first use): every lane reduced both ways, or (not `large`) the fast way only, for
-        lanes below 120 and the small and special ones."""
-        name = f"@xla_math_{'cos' if cosine else 'sin'}_{lanes}{'' if large else '_near'}"
-        if name not in self.functions:
-            self.functions.add(name)
-            body = _Builder(lanes, "%f")
-            t = body.t
-            out = body.sincos_inline("%y", cosine, large)
-            self.extra.update(dict.fromkeys(body.declarations()))
-            self.extra["\n".join([f"define internal {t} {name}({t} %y) nounwind {{", "entry:",
-                                  *body.lines, f"  ret {t} {out}", "}"])] = None
-        return name
+        """The name of the shared function (sincos_module) of sin or cos over `lanes` lanes
+        that the module declares: every lane reduced both ways, or (not `large`) the fast way
+        only, for lanes below 120 and the small and special ones."""
+        name = sincos_name(cosine, lanes, large)
+        t = f"<{lanes} x float>" if lanes > 1 else "float"
+        self.extra[f"declare {t} @{name}({t}) nounwind"] = None
+        return f"@{name}"
 
     def exceptional(self, y: str, cosine: bool, magnitude: str, out: str) -> str:
         """`out` where 2^-12 <= |y| < inf; else glibc's y (sin) or 1 (cos) below, and its
@@ -673,6 +667,33 @@ class _Builder:
     def cos(self, x: str) -> str:
         """XLA's cos: glibc's cosf."""
         return self.sincos(x, True)
+
+
+def sincos_name(cosine: bool, lanes: int, large: bool) -> str:
+    """The symbol of the shared function of sin or cos over `lanes` lanes (see
+    _Builder.sincos_function)."""
+    return f"pyjax_xla_{'cos' if cosine else 'sin'}_{lanes}{'' if large else '_near'}"
+
+
+def sincos_module(cosine: bool, lanes: int, large: bool) -> str:
+    """The module of sin or cos over `lanes` lanes as a function of its own, which kernels
+    call for the lanes their inline code leaves (engine.py compiles it once per process: the
+    large reduction's vector function alone took ~30 ms of CPU to compile in every kernel)."""
+    body = _Builder(lanes, "%f")
+    t = body.t
+    out = body.sincos_inline("%y", cosine, large)
+    return "\n".join([*dict.fromkeys(body.declarations()), "",
+                      f"define {t} @{sincos_name(cosine, lanes, large)}({t} %y) nounwind {{",
+                      "entry:", *body.lines, f"  ret {t} {out}", "}", ""])
+
+
+def shared_functions() -> dict[str, Callable[[], str]]:
+    """{symbol: its module's maker} of the shared sin and cos functions, for every width a
+    kernel may use (codegen.shared_functions)."""
+    return {sincos_name(cosine, lanes, large): functools.partial(sincos_module, cosine,
+                                                                  lanes, large)
+            for cosine in (False, True) for lanes in (1, 4, 8, 16, 32)
+            for large in (False, True)}
 
 
 def _has_avx() -> bool:
