@@ -210,26 +210,15 @@ def unavailable() -> str | None:
     (a threefry kernel waited 13-30 s behind a loop of random.normal calls)."""
     if _target is not None or _unavailable is not None:
         return _unavailable
-    return _set_up()
+    with _lock:
+        return _setup()
 
 
 def isa() -> Isa:
     if _target is None:
-        _set_up()
+        with _lock:
+            _setup()
     return _target[2]
-
-
-def _set_up() -> str | None:
-    """_setup under the lock; the first time it succeeds, the background thread starts
-    compiling the shared functions most kernels call (the parallel runtime, float32's
-    pairwise row sum: ~55 ms of CPU), so that the first kernels need not."""
-    with _lock:
-        first = _target is None
-        reason = _setup()
-    if first and reason is None:
-        for name in _PRELOADED:
-            submit(functools.partial(_load_shared, name))
-    return reason
 
 
 #: modules (kernels and the shared functions they call) compiled from IR, and those loaded
@@ -258,7 +247,7 @@ def _compile_ir(ir: str, short: bool = False) -> Callable:
     with _lock:
         if ir in _compiled:
             return _compiled[ir]
-    _set_up()
+        _setup()
     for name in _DECLARED.findall(ir):
         if name in _SHARED:
             _load_shared(name)
@@ -270,7 +259,11 @@ def _compile_ir(ir: str, short: bool = False) -> Callable:
         if ir not in _compiled:  # (unless another thread loaded the same kernel meanwhile)
             _compiled[ir] = KERNEL_TYPE(*_add_object(code, name))
             _counts["loaded" if cached else "compiled"] += 1
-        return _compiled[ir]
+        kernel, first = _compiled[ir], len(_compiled) == 1
+    if first:  # the shared functions many later kernels call, compiled in the background
+        for shared in _PRELOADED:  # now rather than by one of them (after the first kernel,
+            submit(functools.partial(_load_shared, shared))  # not to delay its compile)
+    return kernel
 
 
 def _code(key: str, ir: Callable[[], str], short: bool) -> tuple[bytes, bool]:
@@ -299,8 +292,9 @@ def _add_object(code: bytes, *symbols: str) -> list[int]:
 _SHARED = codegen.shared_functions()
 _shared_loaded: set[str] = set()
 _shared_lock = threading.Lock()
-#: the shared functions compiled in the background as soon as tier 1 is set up
-_PRELOADED = ("pyjax_chunks", codegen.pairwise_name(codegen.F32))
+#: the shared functions compiled in the background once the process's first kernel is
+#: (float32's pairwise row sum: ~40 ms of CPU)
+_PRELOADED = (codegen.pairwise_name(codegen.F32),)
 
 
 def _load_shared(name: str) -> None:
