@@ -1,6 +1,9 @@
-"""BLAS threads per product (pyjax/_src/primitives/_blas_threads.py): a dot_general runs on
-max(1, flops // FLOPS_PER_THREAD) BLAS threads, the library's own count is restored after
-it, and results do not depend on other threads' products running at the same time."""
+"""BLAS products (pyjax/_src/primitives/_blas_threads.py, dot.py): a dot_general runs on one
+BLAS thread, whole or as pieces shared among threads, the library's own count is restored
+after it, and results depend neither on the machine's cores nor on other threads' products
+running at the same time."""
+import faulthandler
+import os
 import threading
 
 import numpy as np
@@ -24,20 +27,76 @@ def _operands(m, k, n, seed=0, dtype=np.float32):
             rng.standard_normal((k, n)).astype(dtype))
 
 
+def _pieces_on_one_thread(x, y):
+    """The rule, written out: a product under 2 * PIECE_FLOPS is one product on one BLAS
+    thread; a larger one is pieces(flops) blocks of the batch, else of the result's rows
+    (columns when it has more of them), each a product on one BLAS thread."""
+    *batch, m, k = x.shape
+    n = y.shape[-1]
+    count = _blas_threads.pieces(2 * int(np.prod(batch, dtype=int)) * m * k * n)
+    with threadpool_limits(limits=1, user_api="blas"):
+        if not count:
+            return np.matmul(x, y)
+        if batch:
+            step = -(-batch[0] // min(count, batch[0]))
+            return np.concatenate([np.matmul(x[a:a + step], y[a:a + step])
+                                   for a in range(0, batch[0], step)])
+        if m >= n:
+            step = -(-m // count)
+            return np.concatenate([np.matmul(x[a:a + step], y) for a in range(0, m, step)])
+        step = -(-n // count)
+        return np.concatenate([np.matmul(x, y[:, a:a + step]) for a in range(0, n, step)],
+                              axis=1)
+
+
 @pytest.mark.parametrize("m,k,n", [(64, 256, 256), (256, 64, 256), (128, 784, 512),
-                                   (128, 512, 10), (300, 129, 257)])
+                                   (128, 512, 10), (300, 129, 257), (16, 512, 1500),
+                                   (32, 256, 100)])
 @pytest.mark.parametrize("dtype", [np.float32, np.complex64])
-def test_product_equals_blas_at_the_rule_s_thread_count(m, k, n, dtype):
-    """The result is the BLAS's at max(1, flops // FLOPS_PER_THREAD) threads (at most its
-    own count): bit for bit, eager and under jit."""
+def test_product_equals_its_pieces_on_one_blas_thread(m, k, n, dtype):
+    """The result is the bits of its pieces, each on one BLAS thread, eager and under jit,
+    whatever the machine's cores."""
     x, y = _operands(m, k, n, dtype=dtype)
-    want = min(max(1, 2 * m * k * n // _blas_threads.FLOPS_PER_THREAD), *_counts())
-    with threadpool_limits(limits=want, user_api="blas"):
-        expected = np.dot(x, y)
+    expected = _pieces_on_one_thread(x, y)
     eager = np.asarray(lax.dot(x, y))
     jitted = np.asarray(jax.jit(lax.dot)(x, y))
     assert eager.tobytes() == expected.tobytes()
     assert jitted.tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize("batch", [2, 3, 8, 40])
+def test_batched_product_equals_its_pieces_on_one_blas_thread(batch):
+    rng = np.random.default_rng(batch)
+    x = rng.standard_normal((batch, 256, 200)).astype(np.float32)
+    y = rng.standard_normal((batch, 256, 200)).astype(np.float32)
+    expected = _pieces_on_one_thread(x, np.swapaxes(y, 1, 2))
+    got = np.asarray(jax.jit(lambda a, b: a @ jax.numpy.swapaxes(b, 1, 2))(x, y))
+    assert got.tobytes() == expected.tobytes()
+
+
+def test_pieces_taken_by_helpers_flush_subnormals_as_the_caller(monkeypatch):
+    """Under jit subnormals are flushed (XLA's CPU mode) in every piece, whichever thread
+    computed it: each product 1e-21 * 1e-21 is subnormal, so the whole result is 0; eagerly
+    outside pyjax NumPy keeps them."""
+    monkeypatch.setattr(_blas_threads, "_room", lambda: True)  # helpers asked, however busy
+    x = np.full((512, 512), 1e-21, np.float32)
+    for _ in range(3):
+        assert not np.asarray(jax.jit(lax.dot)(x, x)).any()
+    assert np.dot(x, x).all()
+
+
+def test_a_failing_piece_is_raised_after_the_others():
+    ran = []
+
+    def run(i):
+        ran.append(i)
+        if i == 3:
+            raise ValueError("piece 3")
+
+    with pytest.raises(ValueError, match="piece 3"):
+        _blas_threads.shared(8, run)
+    assert 3 in ran and len(set(ran)) == len(ran)
+    assert _blas_threads._active == 0
 
 
 def test_thread_count_is_restored_after_products_and_errors():
@@ -100,3 +159,50 @@ def test_first_product_warms_openblas_on_one_thread(monkeypatch):
                      [1 if lib.threading_layer != "openmp" else n
                       for lib, n in zip(BLAS, before)])]
     assert _counts() == before
+
+
+def test_helpers_are_asked_only_while_the_cpus_have_room(tmp_path, monkeypatch):
+    """Linux's CPU pressure, read at most once per window: helpers are asked while some task
+    waited for a CPU less than a quarter of the last window, and always where no pressure is
+    reported."""
+    reported = tmp_path / "cpu"
+    clock = [100.0]
+
+    def report(total):
+        reported.write_text(f"some avg10=0.00 avg60=0.00 avg300=0.00 total={total}\n"
+                            "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n")
+
+    monkeypatch.setattr(_blas_threads, "_PRESSURE", str(reported))
+    monkeypatch.setattr(_blas_threads, "_pressure", [-1.0, -1, True])
+    monkeypatch.setattr(_blas_threads.time, "monotonic", lambda: clock[0])
+    report(5_000_000)
+    assert _blas_threads._room()  # no window yet
+    clock[0] += 0.1
+    report(5_010_000)  # waited 10 ms of 100
+    assert _blas_threads._room()
+    clock[0] += 0.1
+    report(5_060_000)  # 50 ms of 100
+    assert not _blas_threads._room()
+    report(5_060_000)
+    clock[0] += _blas_threads._WINDOW / 2  # within the window: the answer kept
+    assert not _blas_threads._room()
+    clock[0] += 0.1
+    reported.unlink()
+    assert _blas_threads._room()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork")
+def test_forked_child_runs_products_right_after_a_shared_one(monkeypatch):
+    """A fork right after a product shared with a helper (still leaving it) gives a child
+    whose products run, with helpers of its own, to the same bits."""
+    monkeypatch.setattr(_blas_threads, "_room", lambda: True)
+    x, y = _operands(512, 512, 512)
+    for _ in range(20):
+        expected = np.asarray(lax.dot(x, y))
+        pid = os.fork()
+        if pid == 0:  # the child: exit 0 when its products match
+            faulthandler.dump_traceback_later(60, exit=True)
+            same = np.asarray(lax.dot(x, y)).tobytes() == expected.tobytes()
+            os._exit(0 if same else 3)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0

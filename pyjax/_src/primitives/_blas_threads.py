@@ -1,17 +1,26 @@
-"""BLAS threads chosen per call by size: a product gets one thread per `FLOPS_PER_THREAD`.
+"""BLAS calls and threads: how many threads the BLAS runs a call on, and who runs a product.
 
-A multi-threaded BLAS hands a product to its worker threads and waits for them; on a busy
+A multi-threaded BLAS hands a call to its worker threads and waits for them; on a busy
 machine a descheduled worker stalls the call for a scheduler time slice (milliseconds, for a
-(64,256)x(256,256) product that takes 0.1-0.2 ms on one thread).  So a product runs on at most
-flops // FLOPS_PER_THREAD threads (at least one; never more than the BLAS's own setting),
-set through the libraries' own setters as threadpoolctl finds them (a ctypes call, ~2 us;
+(64,256)x(256,256) product that takes 0.2 ms on one thread), and after each call OpenBLAS's
+workers spin for ~0.1 s, taking a core from the kernels that follow.  So:
+
+- A product (dot.py) always runs on one BLAS thread.  One of at least 2 * PIECE_FLOPS is
+  computed as `pieces(flops)` smaller products (blocks of the batch, rows or columns), taken
+  one at a time by the caller and, while the CPUs have room (`_room`: Linux's CPU pressure),
+  by helper threads (`shared`).  The caller never waits for a helper that has not started,
+  and the pieces depend on the work alone: a product's bits depend on its shapes, never on
+  the machine's cores, the load, or who computed which piece.
+- Other BLAS/LAPACK calls (linalg.py) run on at most flops // FLOPS_PER_THREAD of the BLAS's
+  threads (at least one; never more than its own setting), through `enter`/`leave`.
+
+Counts are set through the libraries' own setters (OpenBLAS's C functions, ~0.3 us;
 threadpoolctl's context manager costs 50-300 us per use).  A process-wide count (OpenBLAS on
 pthreads, BLIS, MKL) is shared by count: callers wanting the same count overlap, others wait
 (arrivals queue behind waiters, so none starves); a per-thread count (OpenMP) is set and
-restored by each caller.  A product's bits so depend on its shape and the BLAS's setting,
-never on what other threads are doing.
+restored by each caller.
 
-The first product also warms the BLAS (`_warm`): in a fresh process OpenBLAS 0.3.31 (NumPy's,
+The first call also warms the BLAS (`_warm`): in a fresh process OpenBLAS 0.3.31 (NumPy's,
 Zen/Haswell kernels) ran float32 products with long contractions 3-3.5x slower, as long as
 no larger product had yet written its packing buffer (f32 (64,256)x(256,256) on one thread:
 ~10 GFLOP/s, ~35-40 after one (128,256)x(256,512) float64 product, for good; (256,64)x(64,256)
@@ -22,17 +31,21 @@ once per process is enough.
 from __future__ import annotations
 
 import os
+import queue
 import threading
+import time
 from typing import Any, Callable
 
 import numpy as np
 
-#: the least work (2*batch*m*n*k) worth a BLAS thread: ~85 us on one core at ~100 GFLOP/s.
-#: Measured medians, jit(grad) of a width-256 batch-64 tanh MLP (8.4e6-flop products): on 2
-#: shared cores 0.8-1.7 ms vs 0.7-78 ms unlimited (by load); on 16 idle cores 0.9 vs 0.6.
-#: The 784-512-512-10 MLP step on 16 idle cores: 1.9 ms unlimited, 2.1 at 2^23, 2.4 at 2^24
-#: 3.5 at 2^25.  (OpenBLAS's bits depend on its thread count: most products over ~1e6 flops
-#: differ by rounding between one thread and several.)
+from pyjax._src.backend import fp_mode
+
+#: the least work (flops) of a LAPACK call's step worth a BLAS thread: ~85 us on one core at
+#: ~100 GFLOP/s.  (Measured on products before they ran in pieces: jit(grad) of a width-256
+#: batch-64 tanh MLP (8.4e6-flop products) on 2 shared cores 0.8-1.7 ms vs 0.7-78 ms with the
+#: BLAS's threads unlimited (by load); on 16 idle cores 0.9 vs 0.6.  OpenBLAS's bits depend on
+#: its thread count: most products over ~1e6 flops differ by rounding between one thread and
+#: several.)
 FLOPS_PER_THREAD = 1 << 23
 #: below this the BLAS runs single-threaded by itself (OpenBLAS: gemv under 9216 elements,
 #: gemm under 262144 multiply-adds), so callers skip `enter`/`leave`
@@ -87,19 +100,24 @@ def _blas() -> tuple[list, list]:
 
 
 def _warm(shared: list) -> None:
-    """One (128, 256) x (256, 512) float64 product (~2 ms) on one BLAS thread, which writes
-    OpenBLAS's packing buffer as far as products on one thread use it (see the module's
-    docstring); its result is dropped."""
+    """`_warm_product` on one BLAS thread (see the module's docstring)."""
     counts = [get() for get, _ in shared]
     for (_, set_), n in zip(shared, counts):
         if n > 1:
             set_(1)
     try:
-        _np_dot(np.ones((128, 256)), np.ones((256, 512)))
+        _warm_product()
     finally:
         for (_, set_), n in zip(shared, counts):
             if n > 1:
                 set_(n)
+
+
+def _warm_product() -> None:
+    """One (128, 256) x (256, 512) float64 product (~2 ms on one thread), which writes the
+    OpenBLAS packing buffer it runs in as far as products on one thread use it; its result is
+    dropped."""
+    _np_dot(np.ones((128, 256)), np.ones((256, 512)))
 
 
 def _blocked(want: int) -> bool:
@@ -154,3 +172,186 @@ def leave(restore: list) -> None:
                     set_(n)
             if _waiting:
                 _cond.notify_all()
+
+
+#: a product of at least twice this much work is split into pieces of at least this much
+#: (~0.2 ms on one core at ~40 GFLOP/s, f32), at most MAX_PIECES of them (`pieces`).  Cutting
+#: costs: a (64,256)x(256,256) f32 product on one thread took 215-223 us of CPU whole, 240-246
+#: in 2 column blocks, 254-258 in 4; a (2048,256)x(256,256) one 6.35 ms whole, 6.49 in 8 row
+#: blocks, 6.67 in 16.  At 1 << 22 the width-256 MLP's (64,256)x(256,256) products would run
+#: in 2 pieces: with the CPUs crowded (no helper) jit(grad) at depth 8 took 14.5-14.7 ms per
+#: step instead of 12.8-13.1 (~9 runnable tasks on 2 cores); idle, a helper would take half.
+PIECE_FLOPS = 1 << 23
+MAX_PIECES = 8
+
+
+def pieces(flops: int) -> int:
+    """How many pieces a product of `flops` is computed in (0: whole, on one BLAS thread).
+    The count depends on the work alone, so a product's bits do not depend on the machine's
+    cores or on what else runs."""
+    count = min(MAX_PIECES, flops // PIECE_FLOPS)
+    return count if count >= 2 else 0
+
+
+def shared(count: int, run: Callable[[int], Any]) -> None:
+    """run(i) for every i in range(count), each on one BLAS thread, taken one at a time by
+    the caller and, while the CPUs have room (`_room`), by up to (cores - 1) helper threads
+    beside it.  The caller waits only for pieces a helper has taken, never for a helper that a
+    busy core has not run yet (where the BLAS's own threads made a 0.2 ms product take a
+    scheduler slice on a loaded machine); and since the BLAS never runs threads of its own,
+    none is left spinning after a product to take a core from the next step's kernels.  A
+    piece that raised is raised here after the others, which are skipped."""
+    helpers = min(_CORES - 1, count - 1) if _room() else 0
+    if not helpers:
+        restore = enter(0)
+        try:
+            for i in range(count):
+                run(i)
+        finally:
+            leave(restore)
+        return
+    job = _Job(count, run)
+    _start_helpers(helpers)
+    flushing = fp_mode.flush_on(fp_mode.KEPT) is fp_mode.KEPT
+    if not flushing:
+        fp_mode.flush_off()
+    for _ in range(helpers):
+        _jobs.put((job, flushing))
+    job.take()
+    job.finished.acquire()  # every piece finished, by whichever thread took it
+    if job.errors:
+        raise job.errors[0]
+
+
+class _Job:
+    """The pieces of one product: handed out one at a time; `finished` (held until then) is
+    released by whichever thread finishes the last."""
+
+    __slots__ = ("run", "items", "left", "lock", "finished", "errors")
+
+    def __init__(self, count: int, run: Callable[[int], Any]) -> None:
+        self.run = run
+        self.items = iter(range(count))
+        self.left = count
+        self.lock = threading.Lock()
+        self.finished = threading.Lock()
+        self.finished.acquire()
+        self.errors: list[BaseException] = []
+
+    def take(self) -> None:
+        """Pieces until none is left, on one BLAS thread (one that failed leaves its exception
+        in `errors`; the rest are skipped)."""
+        restore = enter(0)
+        try:
+            for i in self.items:
+                try:
+                    if not self.errors:
+                        self.run(i)
+                except BaseException as e:  # noqa: BLE001 - the caller raises it
+                    self.errors.append(e)
+                with self.lock:
+                    self.left -= 1
+                    last = not self.left
+                if last:
+                    self.finished.release()
+        finally:
+            leave(restore)
+
+
+#: where Linux reports CPU pressure: the time (us) some runnable task waited for a CPU
+_PRESSURE = "/proc/pressure/cpu"
+#: the pressure is read at most once per this many seconds, the answer kept in between
+_WINDOW = 0.05
+#: the share of the time some task waited, over the last window, above which helpers are not
+#: asked: the CPUs are taken by others, and a helper only adds its hand-off
+_CROWDED = 0.25
+_pressure: list = [-_WINDOW, -1, True]  # when last read, the total then, the answer
+
+
+def _room() -> bool:
+    """Whether the CPUs had room over the last window: some task waited for a CPU less than
+    _CROWDED of the time (answered yes where Linux does not report pressure).  Which thread
+    computes a piece never changes its bits: this decides speed only.  jit(grad) of the
+    width-256 batch-64 tanh MLP (products of 2^23 flops, 2 pieces), 8 layers, on the 2 shared
+    cores with ~9 runnable tasks: 16.9 ms per step whole on one thread, 22.2 with a helper
+    taking pieces (process CPU 6.8 -> 9.2 ms): a helper is only worth it on a core of its own."""
+    now = time.monotonic()
+    last, total, answer = _pressure
+    if now - last < _WINDOW:
+        return answer
+    try:
+        with open(_PRESSURE, "rb") as f:
+            new = int(f.readline().rsplit(b"total=", 1)[1])
+    except (OSError, ValueError, IndexError):  # no pressure reported: never ask again
+        _pressure[:] = [float("inf"), -1, True]
+        return True
+    answer = total < 0 or new - total < _CROWDED * (now - last) * 1e6
+    _pressure[:] = [now, new, answer]
+    return answer
+
+
+_jobs: "queue.SimpleQueue" = queue.SimpleQueue()
+_helpers: list[threading.Thread] = []
+_helpers_lock = threading.Lock()
+
+
+def _help(warmed: threading.Event) -> None:
+    """A helper thread: warms the BLAS buffer it will use, then takes pieces of products
+    beside their callers, flushing subnormals as the caller does (MXCSR is per thread)."""
+    restore = enter(0)
+    try:
+        _warm_product()
+    finally:
+        leave(restore)
+    warmed.set()
+    while True:
+        job, flushing = _jobs.get()
+        if flushing:
+            fp_mode.flush_on(fp_mode.KEPT)
+        else:
+            fp_mode.flush_off()
+        job.take()
+
+
+def _start_helpers(n: int) -> None:
+    """At least n helper threads running.  OpenBLAS gives calls running at the same time
+    buffers of their own, each as cold as the first was (two threads' concurrent (256,256)^2
+    products on one BLAS thread each: ~42 and ~11 GFLOP/s of CPU time): so while new helpers
+    warm theirs, the caller keeps warming products running, and each lands in a buffer of its
+    own."""
+    if len(_helpers) >= n:
+        return
+    with _helpers_lock:
+        events = []
+        while len(_helpers) < n:
+            events.append(threading.Event())
+            _helpers.append(threading.Thread(target=_help, args=(events[-1],),
+                                             name="pyjax-blas", daemon=True))
+            _helpers[-1].start()
+        restore = enter(0)
+        try:
+            while not all(e.is_set() for e in events):
+                _warm_product()
+        finally:
+            leave(restore)
+
+
+def _after_fork_in_child() -> None:
+    """A forked child has only the thread that forked, which held `_lock` across the fork
+    (so no other thread was inside enter/leave): it starts with no products running, the
+    BLAS's counts as they were before any that ran in the parent, and helper threads of its
+    own, with no jobs."""
+    global _lock, _cond, _active, _waiting, _jobs
+    if _active and _libs is not None:
+        for (_, set_), n in zip(_libs[0], _default):
+            if _count < n:
+                set_(n)
+    _active, _waiting = 0, {}
+    _lock = threading.Lock()
+    _cond = threading.Condition(_lock)
+    _helpers.clear()
+    _jobs = queue.SimpleQueue()
+
+
+os.register_at_fork(before=lambda: _lock.acquire(), after_in_parent=lambda: _lock.release(),
+                    after_in_child=_after_fork_in_child)

@@ -142,10 +142,11 @@ class _DotPlan:
     free axes, then y's, as one matmul over (batch, m, k) x (batch, k, n) after transposing
     (views) and reshaping.  Operands are converted to the result type first (the preferred
     type accumulates: int8 x int8 -> int32 does not wrap); long contractions into small
-    outputs are computed wide.  BLAS products run on a thread count chosen by size."""
+    outputs are computed wide.  BLAS products run on one BLAS thread, large ones in pieces
+    shared among threads (_blas_threads)."""
 
     __slots__ = ("compute", "wide", "out_dtype", "xperm", "yperm", "xmat", "ymat", "out_shape",
-                 "flops", "blas", "direct")
+                 "flops", "blas", "pieces", "direct")
 
     def __init__(self, xshape: tuple, xdtype: np.dtype, yshape: tuple, ydtype: np.dtype,
                  dimension_numbers: Any, precision: Any, preferred_element_type: Any):
@@ -170,6 +171,7 @@ class _DotPlan:
         self.flops = 2 * size * k
         self.blas = (np.dtype(self.wide or compute).char in _BLAS_TYPES
                      and self.flops >= _blas_threads.FLOOR_FLOPS)
+        self.pieces = _blas_threads.pieces(self.flops) if self.blas else 0
         # operands already in the product's order and type, no batch: one np.dot
         self.direct = (xdtype == ydtype == compute == self.out_dtype and self.wide is None
                        and not self.blas and not lb
@@ -186,13 +188,49 @@ class _DotPlan:
         xm, ym = xt.reshape(self.xmat), yt.reshape(self.ymat)
         if not self.blas:  # NumPy's own loops (integers, bool, half floats) or a tiny product
             out = np.matmul(xm, ym) if len(self.xmat) > 2 else _np_dot(xm, ym)
+        elif self.pieces:
+            out = _in_pieces(xm, ym, self.pieces)
         else:
-            restore = _blas_threads.enter(self.flops)
+            restore = _blas_threads.enter(0)  # one BLAS thread
             try:
                 out = np.matmul(xm, ym) if len(self.xmat) > 2 else _np_dot(xm, ym)
             finally:
                 _blas_threads.leave(restore)
         return out.reshape(self.out_shape).astype(self.out_dtype, copy=False)
+
+
+def _in_pieces(x: np.ndarray, y: np.ndarray, pieces: int) -> np.ndarray:
+    """The product of x (..., m, k) and y (..., k, n) as `pieces` products on one BLAS thread
+    each, shared among threads (_blas_threads.shared): runs of the batch's matrices, else
+    blocks of the result's rows (or columns, when it has more of them), each written in place
+    (the BLAS reads the operands' blocks and writes the result's through their strides)."""
+    *batch, m, k = x.shape
+    n = y.shape[-1]
+    out = np.empty((*batch, m, n), np.result_type(x, y))
+    count = math.prod(batch)
+    if count > 1:  # runs of whole matrices
+        xs, ys, outs = x.reshape(-1, m, k), y.reshape(-1, k, n), out.reshape(-1, m, n)
+        blocks = _blocks(count, pieces)
+
+        def run(i: int) -> None:
+            np.matmul(xs[blocks[i]], ys[blocks[i]], out=outs[blocks[i]])
+    else:
+        x2, y2, out2 = x.reshape(m, k), y.reshape(k, n), out.reshape(m, n)
+        blocks = _blocks(max(m, n), pieces)
+        if m >= n:
+            def run(i: int) -> None:
+                np.matmul(x2[blocks[i]], y2, out=out2[blocks[i]])
+        else:
+            def run(i: int) -> None:
+                np.matmul(x2, y2[:, blocks[i]], out=out2[:, blocks[i]])
+    _blas_threads.shared(len(blocks), run)
+    return out
+
+
+def _blocks(size: int, pieces: int) -> list[slice]:
+    """range(size) cut into at most `pieces` blocks of equal length (the last shorter)."""
+    step = -(-size // min(pieces, size))
+    return [slice(a, a + step) for a in range(0, size, step)]
 
 
 def _dot_general_impl(x: np.ndarray, y: np.ndarray, *, dimension_numbers: Any,
