@@ -7,6 +7,8 @@
     lowering(eqn)                       called once when a jaxpr holding the equation is compiled
     batch_collective(trace, vals, dims, **params)  collectives: act on the vmap/pmap axis itself
     partial_eval(trace, args, params)   custom split into known/unknown (call primitives)
+    partial_eval_known                  partial_eval runs even when every operand is known
+                                        (scan: JAX's rule hoists loop-invariant work then too)
     pp_rule(eqn, context)               custom jaxpr printing (None: the standard form)
     effectful                           has effects beyond its outputs: never dropped as dead
     const_fold(*args, **params)         outputs for constant operands, or None: used when a
@@ -60,6 +62,7 @@ class Primitive:
     #: see the module docstring (class defaults: subclasses that set their own rules, the
     #: extension API's and hijax's, inherit them)
     foldable = False
+    partial_eval_known = False
     sharding_rule: Callable[..., Any] | None = None
     result_mesh: Callable[[dict], Any] | None = None
 

@@ -283,7 +283,7 @@ class PartialEvalTrace(Trace):
         return self.staging.new_arg(aval)
 
     def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
-        if not any(self.is_unknown(x) for x in args):
+        if not prim.partial_eval_known and not any(self.is_unknown(x) for x in args):
             with use_trace(self.parent):
                 return prim.bind(*args, **params)
         if prim.partial_eval is not None:

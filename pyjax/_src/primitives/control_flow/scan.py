@@ -19,7 +19,7 @@ from pyjax._src.backend.executor import compile_jaxpr
 from pyjax._src.config import config
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
-from pyjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Var
+from pyjax._src.core.jaxpr import ClosedJaxpr, DropVar, Eqn, Jaxpr, Var
 from pyjax._src.core.primitive import Primitive
 from pyjax._src.parallel import propagation
 from pyjax._src.core.trace import use_trace
@@ -152,11 +152,27 @@ scan_p.jvp = _scan_jvp
 # partial evaluation
 # ---------------------------------------------------------------------------------------------
 
+def _drop_unused_outvars(j: Jaxpr) -> Jaxpr:
+    """Equation outputs nothing reads become DropVars (`_`), as in the jaxprs JAX's
+    partial evaluation builds from its tracers."""
+    used = {v for v in j.outvars if type(v) is Var}
+    for eqn in j.eqns:
+        used.update(a for a in eqn.invars if type(a) is Var)
+    if all(v in used for eqn in j.eqns for v in eqn.outvars if type(v) is Var):
+        return j
+    eqns = [Eqn(e.primitive, e.invars, [v if type(v) is not Var or v in used else DropVar(v.aval)
+                                        for v in e.outvars], e.params, e.source_info)
+            for e in j.eqns]
+    return Jaxpr(j.constvars, j.invars, j.outvars, eqns, j.debug_info)
+
+
 def _hoist_invariants(known: ClosedJaxpr, num_consts: int, consts: list, num_res: int
                       ) -> tuple[ClosedJaxpr, list, list[bool], list]:
     """Move the known body's loop-invariant equations (those reading only constants) out of
     the loop, as JAX does: returns the new body (its constants are the invariant values it
-    still reads), those values, which residuals were hoisted, and the hoisted residuals."""
+    still reads; outputs nothing reads dropped), those values, which residuals were hoisted,
+    and the hoisted residuals."""
+    known = ClosedJaxpr(_drop_unused_outvars(known.jaxpr), known.consts)
     j = known.jaxpr
     invariant = set(j.invars[:num_consts])
     hoisted_eqns = []
@@ -245,6 +261,8 @@ def _scan_partial_eval(pe: Any, args: tuple, params: dict) -> list:
         else:
             residuals.append(next(ext_it))
             is_ext.append(True)
+    if not any(out_uk):  # every operand known: the known scan (invariants hoisted) is all
+        return primal_out
     int_res = [r for r, e in zip(residuals, is_ext) if not e]
     ext_res_all = [r for r, e in zip(residuals, is_ext) if e]
     n_res = len(residuals)
@@ -269,6 +287,7 @@ def _prune_res_outputs(known: ClosedJaxpr, keep: list[bool]) -> ClosedJaxpr:
 
 
 scan_p.partial_eval = _scan_partial_eval
+scan_p.partial_eval_known = True  # as JAX's rule, it hoists invariants of a known scan too
 
 
 # ---------------------------------------------------------------------------------------------
