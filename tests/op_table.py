@@ -642,22 +642,6 @@ binary("pow", lax.pow, lambda x, y: x ** y.astype(np.float64), INEXACT,
        doms=(Dom(lo=-2.0, hi=2.0), Dom(ilo=-3, ihi=4)), weak_args=(0, 1), differentiable=True)
 binary("max", lax.max, np.maximum, ALL, doms=SPECIAL, differentiable=True)
 
-
-def _gamma_quantile_derivative(a: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """dx/da at a fixed quantile, by differentiating the inverse CDF (independent of the impl,
-    which differentiates the CDF itself)."""
-    u = sps.gammainc(a, x)
-    h = 1e-5 * np.maximum(a, 1.0)
-    return (sps.gammaincinv(a + h, u) - sps.gammaincinv(a - h, u)) / (2 * h)
-
-
-if "random_gamma_grad" in registry:
-    binary("random_gamma_grad", lambda a, x: bind("random_gamma_grad", a, x),
-           _gamma_quantile_derivative, FLOAT,
-           shapes=(((), ()), ((0,), (0,)), ((2, 3), (2, 3))),
-           doms=(Dom(lo=0.5, hi=4.0), Dom(lo=0.3, hi=4.0)),
-           tol={"float16": (2e-2, 1e-2), "bfloat16": (5e-2, 5e-2), "float32": (1e-3, 1e-4),
-                "float64": (1e-5, 1e-7)})
 binary("min", lax.min, np.minimum, ALL, doms=SPECIAL, differentiable=True)
 binary("atan2", lax.atan2, lambda y, x: np.arctan2(y, x) if y.dtype.kind == "f" else
        -1j * np.log((x + 1j * y) / np.sqrt(x * x + y * y)), INEXACT, doms=Dom(nonzero=True),

@@ -97,7 +97,7 @@ NOT_DIRECTLY_CALLABLE: dict[str, tuple[str, bool]] = {
               "against recorded JAX values", False)
        for name in ("threefry2x32", "random_seed", "random_split", "random_fold_in",
                     "random_bits", "random_wrap", "random_unwrap", "random_clone",
-                    "random_gamma", "random_poisson")},
+                    "random_gamma")},
 }
 
 

@@ -36,8 +36,9 @@ from pyjax._src.primitives.enums import (  # noqa: F401,E402
 _LAZY_FAMILIES = {
     # special functions and small elementwise ops
     "pyjax._src.primitives.special": (
-        "bessel_i0e bessel_i1e betainc igamma igamma_grad_a igammac mulhi random_gamma_grad "
-        "reciprocal reduce_precision zeta"),
+        "bessel_i0e bessel_i1e betainc igamma igamma_grad_a igammac mulhi reciprocal "
+        "reduce_precision zeta"),
+    "pyjax._src.random.gamma_grad": "random_gamma_grad",
     "pyjax._src.primitives.control_flow": (
         "associative_scan cond cond_p fori_loop map platform_dependent scan scan_p switch "
         "while_loop while_p"),

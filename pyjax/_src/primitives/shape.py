@@ -190,8 +190,14 @@ def _transpose_abstract(x: ShapedArray, *, permutation: tuple) -> ShapedArray:
     return ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type)
 
 
-transpose_p = make_primitive("transpose", lambda x, *, permutation: x.transpose(permutation),
-                             _transpose_abstract)
+def _transpose_impl(x: np.ndarray, *, permutation: tuple) -> np.ndarray:
+    """The axes permuted; trailing axes beyond the permutation (a key array's key data) stay."""
+    if x.ndim != len(permutation):
+        permutation = permutation + tuple(range(len(permutation), x.ndim))
+    return x.transpose(permutation)
+
+
+transpose_p = make_primitive("transpose", _transpose_impl, _transpose_abstract)
 
 
 def transpose(operand: Any, permutation: Sequence[int]) -> Any:

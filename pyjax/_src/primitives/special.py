@@ -220,7 +220,7 @@ def polygamma_kernel(m: np.ndarray, x: np.ndarray) -> np.ndarray:
 # The incomplete gamma function (XLA's series and continued fraction, with a-derivatives)
 # ---------------------------------------------------------------------------------------------
 
-_VALUE, _DERIVATIVE, _SAMPLE_DERIVATIVE = "value", "derivative", "sample_derivative"
+_VALUE, _DERIVATIVE = "value", "derivative"
 
 
 def _igamma_series(ax: np.ndarray, x: np.ndarray, a: np.ndarray, enabled: np.ndarray,
@@ -251,9 +251,7 @@ def _igamma_series(ax: np.ndarray, x: np.ndarray, a: np.ndarray, enabled: np.nda
     if mode == _VALUE:
         return (ans * ax) / a
     dlogax_da = _log(x) - digamma_kernel(a + w(1))
-    if mode == _DERIVATIVE:
-        return ax * (ans * dlogax_da + dans_da) / a
-    return -(dans_da + ans * dlogax_da) * x / a
+    return ax * (ans * dlogax_da + dans_da) / a
 
 
 def _igammac_fraction(ax: np.ndarray, x: np.ndarray, a: np.ndarray, enabled: np.ndarray,
@@ -311,9 +309,7 @@ def _igammac_fraction(ax: np.ndarray, x: np.ndarray, a: np.ndarray, enabled: np.
     if mode == _VALUE:
         return ans * ax
     dlogax_da = _log(x) - digamma_kernel(a)
-    if mode == _DERIVATIVE:
-        return ax * (ans * dlogax_da + dans)
-    return -(dans + ans * dlogax_da) * x
+    return ax * (ans * dlogax_da + dans)
 
 
 def _prefactor(a: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -355,9 +351,10 @@ def igammac_kernel(a: np.ndarray, x: np.ndarray) -> np.ndarray:
     return np.where(domain, w(np.nan), out)
 
 
-def _igamma_derivative(a: np.ndarray, x: np.ndarray, mode: str) -> np.ndarray:
-    """dP/da (mode DERIVATIVE) or the implicit derivative of a Gamma(a) sample x at a fixed
-    quantile, -(dP/da) / (dP/dx) (SAMPLE_DERIVATIVE)."""
+def igamma_grad_a_kernel(a: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """dP/da: the series' and the continued fraction's a-derivatives.  (The sample derivative
+    -(dP/da) / (dP/dx), lax.random_gamma_grad, is staged in lax operations as JAX stages it:
+    random/gamma_grad.py.)"""
     w = a.dtype.type
     nan = np.isnan(a) | np.isnan(x)
     x_zero = x == w(0)
@@ -366,18 +363,10 @@ def _igamma_derivative(a: np.ndarray, x: np.ndarray, mode: str) -> np.ndarray:
     ax, underflow = _prefactor(a, x)
     enabled = ~(x_zero | domain | underflow | nan)
     out = np.where(use_fraction,
-                   -_igammac_fraction(ax, x, a, enabled & use_fraction, mode),
-                   _igamma_series(ax, x, a, enabled & ~use_fraction, mode))
+                   -_igammac_fraction(ax, x, a, enabled & use_fraction, _DERIVATIVE),
+                   _igamma_series(ax, x, a, enabled & ~use_fraction, _DERIVATIVE))
     out = np.where(x_zero, w(0), out)
     return np.where(domain | nan, w(np.nan), out)
-
-
-def igamma_grad_a_kernel(a: np.ndarray, x: np.ndarray) -> np.ndarray:
-    return _igamma_derivative(a, x, _DERIVATIVE)
-
-
-def random_gamma_grad_kernel(a: np.ndarray, x: np.ndarray) -> np.ndarray:
-    return _igamma_derivative(a, x, _SAMPLE_DERIVATIVE)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -630,10 +619,6 @@ _FLOAT2 = ((FLOAT,), "floating")
 igamma_p = _naryop("igamma", _upcast(igamma_kernel), *_FLOAT2)
 igammac_p = _naryop("igammac", _upcast(igammac_kernel), *_FLOAT2)
 igamma_grad_a_p = _naryop("igamma_grad_a", _upcast(igamma_grad_a_kernel), *_FLOAT2)
-#: lax.random_gamma_grad: d sample / d a of a Gamma(a) sample at a fixed quantile.  (JAX
-#: traces XLA's loops inline; pyjax has one primitive for it.)
-random_gamma_grad_p = _naryop("random_gamma_grad", _upcast(random_gamma_grad_kernel),
-                              *_FLOAT2)
 zeta_p = _naryop("zeta", _upcast(zeta_kernel), *_FLOAT2)
 regularized_incomplete_beta_p = _naryop("regularized_incomplete_beta",
                                         _upcast(betainc_kernel), *_FLOAT2)
@@ -652,7 +637,7 @@ def _igamma_grad_x(g: Any, a: Any, x: Any) -> Any:
 ad.defjvp(igamma_p, lambda g, a, x: ew.mul(g, igamma_grad_a(a, x)), _igamma_grad_x)
 ad.defjvp(igammac_p, lambda g, a, x: ew.neg(ew.mul(g, igamma_grad_a(a, x))),
           lambda g, a, x: ew.neg(_igamma_grad_x(g, a, x)))
-for _prim in (igamma_grad_a_p, random_gamma_grad_p, zeta_p):
+for _prim in (igamma_grad_a_p, zeta_p):
     _prim.jvp = ad.unimplemented_rule(_prim)
 
 
@@ -705,11 +690,6 @@ def igammac(a: Any, x: Any) -> Any:
 def igamma_grad_a(a: Any, x: Any) -> Any:
     """dP(a, x)/da."""
     return igamma_grad_a_p.bind(a, x)
-
-
-def random_gamma_grad(a: Any, x: Any) -> Any:
-    """d x / d a for a sample x ~ Gamma(a, 1) held at its quantile."""
-    return random_gamma_grad_p.bind(a, x)
 
 
 def zeta(x: Any, q: Any) -> Any:

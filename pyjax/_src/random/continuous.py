@@ -141,10 +141,11 @@ def lognormal(key: Any, sigma: Any = np.float32(1), shape: Any = None, dtype: An
     return _lognormal(key, sigma, shape, dtype)
 
 
-@jit(static_argnums=(2, 3))
+@jit(static_argnums=(2, 3), inline=True)
 def _lognormal(key: Any, sigma: Any, shape: Shape, dtype: np.dtype) -> Any:
     sigma = lax.convert_element_type(sigma, dtype)
-    return lax.exp(normal(key, shape, dtype) * sigma)
+    scaled_norm = normal(key, shape, dtype) * sigma
+    return lax.exp(scaled_norm)
 
 
 @with_out_sharding("multivariate_normal")
@@ -382,7 +383,7 @@ def maxwell(key: Any, shape: Any = (), dtype: Any = None) -> Any:
 @jit(static_argnums=(1, 2))
 def _maxwell(key: Any, shape: Shape, dtype: np.dtype) -> Any:
     samples = normal(key, (*shape, 3), dtype)
-    return jnp.sqrt(jnp.sum(samples * samples, axis=-1))
+    return jnp.linalg.norm(samples, axis=-1)
 
 
 def double_sided_maxwell(key: Any, loc: Any, scale: Any, shape: Any = (),
@@ -434,11 +435,11 @@ def triangular(key: Any, left: Any, mode: Any, right: Any, shape: Any = None,
     return _triangular(key, left, mode, right, shape, dtype)
 
 
-@jit(static_argnums=(4, 5))
+@jit(static_argnums=(4, 5), inline=True)
 def _triangular(key: Any, left: Any, mode: Any, right: Any, shape: Shape,
                 dtype: np.dtype) -> Any:
-    left, mode, right = (jnp.broadcast_to(lax.convert_element_type(v, dtype), shape)
-                         for v in (left, mode, right))
+    left, right, mode = (jnp.broadcast_to(lax.convert_element_type(v, dtype), shape)
+                         for v in (left, right, mode))
     fc = (mode - left) / (right - left)
     u = uniform(key, shape, dtype)
     out1 = left + lax.sqrt(u * (right - left) * (mode - left))

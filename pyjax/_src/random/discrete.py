@@ -152,23 +152,15 @@ def _geometric(key: Any, p: Any, shape: Shape, dtype: np.dtype) -> Any:
     p, = promote_dtypes_inexact(p)
     u = uniform(key, shape, p.dtype)
     u = jnp.where(u == 0, 1, u)
+    log_u = lax.log(u)
     log_one_minus_p = jnp.broadcast_to(lax.log1p(-p), shape)
-    g = lax.floor(lax.div(lax.log(u), log_one_minus_p)) + 1
+    g = lax.floor(lax.div(log_u, log_one_minus_p)) + 1
     return g.astype(dtype)
 
 
 # ---------------------------------------------------------------------------------------------
 # categorical and choice
 # ---------------------------------------------------------------------------------------------
-
-def _top_k_indices(x: Any, k: int) -> Any:
-    """Indices of the k largest entries along the last axis, largest first (lax.top_k's
-    order: ties go to the lower index)."""
-    n = x.shape[-1]
-    iota = lax.broadcasted_iota(np.int32, x.shape, x.ndim - 1)
-    _, order = lax.sort_key_val(-x, iota, dimension=x.ndim - 1)
-    return lax.slice_in_dim(order, 0, min(k, n), axis=x.ndim - 1)
-
 
 @with_out_sharding("categorical")
 def categorical(key: Any, logits: Any, axis: int = -1, shape: Any = None,
@@ -197,7 +189,7 @@ def categorical(key: Any, logits: Any, axis: int = -1, shape: Any = None,
     if k > logits.shape[axis]:
         raise ValueError(f"Number of samples without replacement ({k}) cannot exceed number "
                          f"of categories ({logits.shape[axis]}).")
-    indices = _top_k_indices(jnp.moveaxis(logits, axis, -1), k)
+    _, indices = lax.top_k(jnp.moveaxis(logits, axis, -1), k)
     return lax.reshape(indices, shape, (indices.ndim - 1, *range(indices.ndim - 1)))
 
 
@@ -206,12 +198,6 @@ def _concrete_int(x: Any, what: str) -> int:
         from pyjax._src import errors
         raise errors.ConcretizationTypeError(x, what)
     return operator.index(x) if not hasattr(x, "item") else int(x.item())
-
-
-def _searchsorted_left(sorted_values: Any, queries: Any) -> Any:
-    """For each query, the number of sorted values strictly below it (side='left')."""
-    below = sorted_values < jnp.expand_dims(queries, -1)
-    return jnp.sum(below, axis=-1, dtype=dtypes.default_int_dtype())
 
 
 def choice(key: Any, a: Any, shape: Sequence[int] = (), replace: bool = True, p: Any = None,
@@ -253,10 +239,10 @@ def choice(key: Any, a: Any, shape: Sequence[int] = (), replace: bool = True, p:
         if replace:
             p_cuml = jnp.cumsum(p_arr)
             r = p_cuml[-1] * (1 - uniform(key, shape, dtype=p_cuml.dtype))
-            ind = _searchsorted_left(p_cuml, r).astype(int)
+            ind = jnp.searchsorted(p_cuml, r).astype(int)
         else:  # Gumbel top-k: the n_draws largest of log p + Gumbel noise
             g = gumbel(key, (n_inputs,), dtype=p_arr.dtype, mode=mode) + jnp.log(p_arr)
-            ind = _top_k_indices(g, n_draws).astype(int)
+            ind = lax.top_k(g, k=n_draws)[1].astype(int)
         result = ind if arr.ndim == 0 else jnp.take(arr, ind, axis)
     return result.reshape(shape if arr.ndim == 0 else
                           arr.shape[0:axis] + tuple(shape) + arr.shape[axis + 1:])

@@ -1,8 +1,5 @@
-"""Gamma sampling (`random_gamma`, Marsaglia-Tsang with per-element keys) and the samplers
-built on it: gamma, loggamma, beta, dirichlet, chisquare, f, t, generalized_normal, ball.
-
-`random_gamma` is a primitive as in JAX; its impl runs JAX's nested while loops vectorised
-over elements (each element has its own key, so masking inactive ones changes nothing).
+"""Gamma sampling (the `random_gamma` primitive: gamma_sampler.py) and the samplers built on it:
+gamma, loggamma, beta, dirichlet, chisquare, f, t, generalized_normal, ball.
 """
 from __future__ import annotations
 
@@ -13,115 +10,16 @@ import numpy as np
 import pyjax.numpy as jnp
 from pyjax import lax
 from pyjax._src.core import dtypes
-from pyjax._src.core.avals import ShapedArray
-from pyjax._src.primitives.prng import bdim_at_front, key_primitive
-from pyjax._src.primitives.special import random_gamma_grad
-from pyjax._src.transforms import ad
-from pyjax._src.random import host
+from pyjax._src.random.gamma_sampler import random_gamma_p
 from pyjax._src.random.base import (
     canonicalize_shape, check_prng_key, check_safe_to_cast, check_shape, float_dtype,
     sampler_args, shape_or_broadcast, split, split_typed, unpack)
 from pyjax._src.random.continuous import exponential, normal
 from pyjax._src.random.discrete import rademacher
-from pyjax._src.random.keys import PRNGImpl
 from pyjax._src.transforms.jit import jit
 from pyjax._src.parallel.placement import with_out_sharding
 
 Shape = tuple[int, ...]
-
-
-# ---------------------------------------------------------------------------------------------
-# The random_gamma primitive
-# ---------------------------------------------------------------------------------------------
-
-def _gamma_one(impl: PRNGImpl, keys: np.ndarray, alpha: np.ndarray, log_space: bool
-               ) -> np.ndarray:
-    """One Gamma(alpha) sample per (key, alpha): Marsaglia-Tsang; alpha < 1 is boosted to
-    alpha + 1 and scaled by u ** (1 / alpha)."""
-    dtype = alpha.dtype.type
-    one, third = dtype(1), dtype(1 / 3)
-    boost = alpha >= one
-    shifted = np.where(boost, alpha, alpha + one)
-    with np.errstate(all="ignore"):
-        d = shifted - third
-        c = third / np.sqrt(d)
-    key, subkey = host.split(impl, keys, 2)
-    n = alpha.shape[0]
-    # the loop state (X, V, U) = (x^2, v^3, u) of JAX's while loop, starting as (0, 1, 2)
-    big_x, big_v, big_u = (np.full(n, v, alpha.dtype) for v in (0, 1, 2))
-
-    def rejected() -> np.ndarray:
-        with np.errstate(all="ignore"):
-            squeeze = big_u >= host.fma(big_x * big_x, dtype(-0.0331), one)
-            bound = host.fma(big_x, dtype(0.5), d * ((one - big_v) + host.log(big_v)))
-            return squeeze & (host.log(big_u) >= bound)
-
-    def propose(idx: np.ndarray) -> None:
-        key[idx], x_key, u_key = host.split(impl, key[idx], 3)
-        x, v = np.zeros(idx.size, alpha.dtype), np.full(idx.size, -1, alpha.dtype)
-
-        def draw(j: np.ndarray) -> None:
-            x_key[j], sub = host.split(impl, x_key[j], 2)
-            x[j] = host.normal(impl, sub, alpha.dtype)
-            with np.errstate(all="ignore"):
-                v[j] = host.fma(x[j], c[idx][j], one)
-
-        host.masked_loop(lambda: v <= 0, draw)
-        big_x[idx] = x * x
-        big_v[idx] = (v * v) * v
-        big_u[idx] = host.uniform01(impl, u_key, (), alpha.dtype)
-
-    host.masked_loop(rejected, propose)
-    with np.errstate(all="ignore"):
-        if log_space:
-            log_samples = host.log1p(-host.uniform01(impl, subkey, (), alpha.dtype))
-            log_boost = np.where(boost | (log_samples == 0), dtype(0),
-                                 log_samples * (one / alpha))
-            return (host.log(d) + host.log(big_v)) + log_boost
-        samples = one - host.uniform01(impl, subkey, (), alpha.dtype)
-        scale = np.where(boost, one, np.power(samples, one / alpha))
-        return (d * big_v) * scale
-
-
-def _gamma_impl(keys: np.ndarray, a: np.ndarray, *, log_space: bool, impl: PRNGImpl
-                ) -> np.ndarray:
-    """Each key splits into one key per element of a's trailing (non-key) axes."""
-    key_ndim = keys.ndim - len(impl.key_shape)
-    count = int(np.prod(a.shape[key_ndim:], dtype=np.int64))
-    flat_keys = impl.split(keys.reshape(-1, *impl.key_shape), (count,))
-    flat_keys = flat_keys.reshape(-1, *impl.key_shape)
-    samples = _gamma_one(impl, flat_keys, a.reshape(-1), log_space)
-    return samples.reshape(a.shape)
-
-
-def _gamma_abstract(keys: ShapedArray, a: ShapedArray, *, log_space: bool, impl: PRNGImpl
-                    ) -> ShapedArray:
-    return a
-
-
-random_gamma_p = key_primitive("random_gamma", _gamma_impl, _gamma_abstract,
-                                shown=("log_space",))
-
-
-def _gamma_jvp_a(g: Any, ans: Any, key: Any, a: Any, *, log_space: bool, impl: Any) -> Any:
-    if log_space:  # ans = log x: d(log x)/da = (dx/da) / x
-        x = lax.exp(ans)
-        return lax.mul(g, lax.div(random_gamma_grad(a, x), x))
-    return lax.mul(g, random_gamma_grad(a, ans))
-
-
-ad.defjvp2(random_gamma_p, None, _gamma_jvp_a)
-
-
-def _gamma_batch(vals: Any, dims: Any, *, log_space: bool, impl: PRNGImpl) -> tuple:
-    """Keys and alphas batched at the front: the impl gives each leading key the alphas of its
-    row (JAX's rule)."""
-    size = next(np.shape(v)[d] for v, d in zip(vals, dims) if d is not None)
-    keys, a = (bdim_at_front(v, d, size) for v, d in zip(vals, dims))
-    return random_gamma_p.bind(keys, a, log_space=log_space, impl=impl), 0
-
-
-random_gamma_p.batch = _gamma_batch
 
 
 # ---------------------------------------------------------------------------------------------
@@ -176,9 +74,11 @@ def beta(key: Any, a: Any, b: Any, shape: Any = None, dtype: Any = None) -> Any:
 @jit(static_argnums=(3, 4))
 def _beta(key: Any, a: Any, b: Any, shape: Shape, dtype: np.dtype) -> Any:
     check_shape("beta", shape, np.shape(a), np.shape(b))
-    a = jnp.broadcast_to(lax.convert_element_type(a, dtype), shape)
-    b = jnp.broadcast_to(lax.convert_element_type(b, dtype), shape)
+    a = lax.convert_element_type(a, dtype)
+    b = lax.convert_element_type(b, dtype)
     key_a, key_b = unpack(split_typed(key))
+    a = jnp.broadcast_to(a, shape)
+    b = jnp.broadcast_to(b, shape)
     log_gamma_a = loggamma(key_a, a, shape, dtype)
     log_gamma_b = loggamma(key_b, b, shape, dtype)
     log_max = lax.max(log_gamma_a, log_gamma_b)
@@ -206,10 +106,9 @@ def _dirichlet(key: Any, alpha: Any, shape: Shape | None, dtype: np.dtype) -> An
     else:
         check_shape("dirichlet", shape, np.shape(alpha)[:-1])
     alpha = lax.convert_element_type(alpha, dtype)
+    from pyjax._src.nn.functions import softmax  # noqa: PLC0415 - jax.nn loads on first use
     log_gammas = loggamma(key, alpha, shape + np.shape(alpha)[-1:], dtype)
-    unnormalized = jnp.exp(log_gammas - lax.stop_gradient(jnp.max(log_gammas, -1,
-                                                                   keepdims=True)))
-    return unnormalized / jnp.sum(unnormalized, -1, keepdims=True)
+    return softmax(log_gammas, -1)
 
 
 @with_out_sharding("chisquare")
@@ -239,9 +138,9 @@ def _f(key: Any, dfnum: Any, dfden: Any, shape: Shape, dtype: np.dtype) -> Any:
     dfden = lax.convert_element_type(dfden, dtype)
     dfnum = lax.convert_element_type(dfnum, dtype)
     key_dfd, key_dfn = unpack(split_typed(key))
-    num = lax.div(chisquare(key_dfn, dfnum, shape, dtype), dfnum)
-    den = lax.div(chisquare(key_dfd, dfden, shape, dtype), dfden)
-    return lax.div(num, den)
+    chi2_dfn = chisquare(key_dfn, dfnum, shape, dtype)
+    chi2_dfd = chisquare(key_dfd, dfden, shape, dtype)
+    return lax.div(lax.div(chi2_dfn, dfnum), lax.div(chi2_dfd, dfden))
 
 
 @with_out_sharding("t")
@@ -273,9 +172,9 @@ def generalized_normal(key: Any, p: float, shape: Any = (), dtype: Any = None) -
 
 @jit(static_argnums=(2, 3))
 def _generalized_normal(key: Any, p: Any, shape: Shape, dtype: np.dtype) -> Any:
-    key_g, key_r = unpack(split(key))
-    g = gamma(key_g, 1 / p, shape, dtype)
-    r = rademacher(key_r, shape, dtype)
+    keys = split(key)  # indexed where used, as JAX's keys[0], keys[1]
+    g = gamma(keys[0], 1 / p, shape, dtype)
+    r = rademacher(keys[1], shape, dtype)
     return r * g ** (1 / p)
 
 
