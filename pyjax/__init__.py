@@ -39,7 +39,8 @@ from pyjax._src.transforms.jit import jit  # noqa: F401
 from pyjax._src.transforms.staging import make_jaxpr  # noqa: F401
 from pyjax._src.config import jax2tf_associative_scan_reductions  # noqa: F401,E402
 from pyjax._src.config import (  # noqa: F401,E402
-    allow_f16_reductions, array_garbage_collection_guard, auto_pcast, thread_guard)
+    allow_f16_reductions, array_garbage_collection_guard, auto_pcast,
+    remove_size_one_mesh_axis_from_type, thread_guard)
 
 # Everything else loads on first use (PEP 562), so `import pyjax` stays within a fraction of a
 # second of `import numpy` (issue 16): the heavier user-facing packages (`pyjax.nn`,

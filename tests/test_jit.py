@@ -270,19 +270,21 @@ def test_cache_keeps_recently_used_traces():
 def test_jit_retraces_when_the_mesh_context_changes():
     """The mesh in context is part of jit's cache key, as in JAX: a function traced under
     one mesh is traced again without it (here: and then raises JAX's error)."""
-    from pyjax.sharding import PartitionSpec
+    from pyjax.sharding import AxisType, PartitionSpec
     calls = []
 
     def constrain(x):
         calls.append(1)
         return jax.lax.with_sharding_constraint(x, PartitionSpec("x"))
     f = jax.jit(constrain)
-    with jax.set_mesh(jax.make_mesh((1,), ("x",))):
+    # (Auto axes: over Explicit ones the constraint only asserts x's type, as in JAX)
+    auto = dict(axis_types=(AxisType.Auto,))
+    with jax.set_mesh(jax.make_mesh((1,), ("x",), **auto)):
         f(jnp.ones(8))
         f(jnp.ones(8))
     assert len(calls) == 1
     with pytest.raises(RuntimeError, match="requires a non-empty mesh in context"):
         f(jnp.ones(8))
-    with jax.set_mesh(jax.make_mesh((1,), ("x",))):
+    with jax.set_mesh(jax.make_mesh((1,), ("x",), **auto)):
         f(jnp.ones(8))  # an equal mesh: the first trace again
     assert len(calls) == 2

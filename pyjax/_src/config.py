@@ -74,6 +74,9 @@ _OPTIONS: dict[str, tuple[str, Any]] = {
     # True: a multi-process collective called from a thread other than the one that set the
     # guard is an error (thread_guard.py)
     "jax_thread_guard": ("thread_guard", False),
+    # True: mesh axes of size 1 are left out of types (explicit shardings, shard_map bodies'
+    # varying axes), with_sharding_constraint's check and psum's axes (parallel/size_one.py)
+    "jax_remove_size_one_mesh_axis_from_type": ("remove_size_one_mesh_axis_from_type", False),
 }
 
 
@@ -92,7 +95,7 @@ _TRACE_OPTIONS = ("x64", "numpy_rank_promotion", "numpy_dtype_promotion",
                   "default_matmul_precision", "default_prng_impl", "threefry_partitionable",
                   "eager_constant_folding", "debug_nans", "debug_infs", "softmax_custom_jvp",
                   "no_tracing", "default_device", "debug_key_reuse", "allow_f16_reductions",
-                  "auto_pcast")
+                  "auto_pcast", "remove_size_one_mesh_axis_from_type")
 
 #: options whose value must be one of a few strings
 _ENUM_CHOICES = {"numpy_rank_promotion": ("allow", "warn", "raise")}
@@ -110,7 +113,7 @@ _BOOL_OPTIONS = frozenset(
      "enable_custom_prng", "debug_key_reuse", "enable_compilation_cache",
      "raise_persistent_cache_errors", "no_tracing", "no_execution", "compile_sync",
      "jax2tf_associative_scan_reductions", "allow_f16_reductions", "auto_pcast",
-     "thread_guard"))
+     "thread_guard", "remove_size_one_mesh_axis_from_type"))
 
 
 #: attribute -> hook(old, new, local) called when an option's stored value changes: the global
@@ -455,6 +458,7 @@ allow_f16_reductions = State("jax_allow_f16_reductions", True)
 auto_pcast = State("jax_auto_pcast", True)
 array_garbage_collection_guard = State("jax_array_garbage_collection_guard")
 thread_guard = State("jax_thread_guard", True)
+remove_size_one_mesh_axis_from_type = State("jax_remove_size_one_mesh_axis_from_type", True)
 
 
 def add_trace_option(attr: str, default: Any) -> None:

@@ -108,6 +108,11 @@ def manual_axes(sizes: dict) -> Iterator[None]:
         _manual_axes.sizes = previous
 
 
+def manual_axis_sizes() -> dict:
+    """Sizes of the manual axes of the shard_map body being traced or run (by name)."""
+    return _manual_axes.sizes
+
+
 def _env_size(axis_name: Any) -> int | None:
     """The product of the named axes' sizes when all are shard_map axes being traced."""
     size = 1
@@ -774,6 +779,17 @@ ad.deflinear(sharding_constraint_p,
 # lax functions
 # ---------------------------------------------------------------------------------------------
 
+def _without_size_one(axis_name: Any) -> Any:
+    """The axis names less the mesh axes of size 1 while jax.remove_size_one_mesh_axis_from_type
+    is on (a tuple, () when none is left); otherwise, or when none is dropped, as given."""
+    from pyjax._src.parallel import size_one
+    if not size_one.active():
+        return axis_name
+    names = _names(axis_name)
+    kept = size_one.collective_axes(names)
+    return axis_name if kept == names else kept
+
+
 def _tree_apply(fn: Callable, x: Any) -> Any:
     from pyjax._src.tree_util import tree_map
     return tree_map(fn, x)
@@ -784,6 +800,9 @@ def psum(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
     are not traced are the same on every member, so (as in JAX) their sum is axis size * x,
     computed now."""
     from pyjax._src.tree_util import tree_flatten, tree_unflatten
+    axis_name = _without_size_one(axis_name)
+    if axis_name == ():
+        return x
     leaves, tree = tree_flatten(x)
     leaves = [ew.convert_element_type(v, np.int32) if dtypes.dtype_and_weak(v)[0] == np.bool_
               else v for v in leaves]
@@ -792,9 +811,22 @@ def psum(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
         if size is not None:
             return tree_unflatten(tree, [_times(size, v) for v in leaves])
     if any(typing_vma(v) for v in leaves):
-        return tree_unflatten(tree, [psum_invariant_p.bind(v, axes=_names(axis_name))
+        names = _names(axis_name)
+        return tree_unflatten(tree, [psum_invariant_p.bind(_varying_over(v, names), axes=names)
                                      for v in leaves])
     return tree_unflatten(tree, [psum_p.bind(v, axis_name=axis_name) for v in leaves])
+
+
+def _varying_over(x: Any, names: tuple) -> Any:
+    """x cast (pvary) to vary over the manual axes of `names` when it varies over none of
+    them, as JAX casts psum's invariant operand in a body typed by check_vma (unless
+    jax.auto_pcast is off; an operand varying over some but not all is psum's error)."""
+    from pyjax._src.config import config
+    vma = getattr(getattr(x, "aval", None), "vma", ())
+    if any(n in vma for n in names) or not config.auto_pcast:
+        return x
+    missing = tuple(n for n in _manual_axes.sizes if n in names)
+    return pvary_p.bind(x, axes=missing) if missing else x
 
 
 def _times(size: int, x: Any) -> Any:
@@ -819,7 +851,7 @@ def pmean(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
     """Mean of x over the members of the named axis."""
     from pyjax._src.numpy.ufuncs import true_divide
     n = psum(1, axis_name)
-    return _tree_apply(lambda v: true_divide(psum_p.bind(v, axis_name=axis_name), n), x)
+    return _tree_apply(lambda v: true_divide(v, n), psum(x, axis_name))
 
 
 def axis_index(axis_name: Any) -> Any:
@@ -843,6 +875,9 @@ def ppermute(x: Any, axis_name: Any, perm: Sequence[tuple[int, int]]) -> Any:
 def psum_scatter(x: Any, axis_name: Any, *, scatter_dimension: int = 0,
                  axis_index_groups: Any = None, tiled: bool = False) -> Any:
     """psum, with member i keeping only the i-th slice along `scatter_dimension`."""
+    axis_name = _without_size_one(axis_name)
+    if axis_name == ():
+        return x
     return _tree_apply(lambda v: psum_scatter_p.bind(
         v, axis_name=axis_name, scatter_dimension=int(scatter_dimension), tiled=bool(tiled)), x)
 
@@ -930,12 +965,20 @@ def pcast(x: Any, axis_name: Any, *, to: str) -> Any:
     if to == "unreduced":  # every value here is invariant: nothing to cast from
         raise ValueError(f"Unsupported pcast from=invarying, {to=}")
     cast = "pvary" if to == "varying" else "preduced"
+    names = _without_size_one(names)
+    if not names:
+        return x
     traces = [_axis_trace(n) for n in names]
     if all(t is not None and _is_device_axis(t) for t in traces):
         return x
     if to == "varying" and all(n in _manual_axes.sizes for n in names):
         # a shard_map body: the cast types x as varying when check_vma types values
-        return pvary_p.bind(x, axes=names) if typing_vma(x) else x
+        if not typing_vma(x):
+            return x
+        vma = getattr(getattr(x, "aval", None), "vma", ())
+        if all(n in vma for n in names):
+            raise ValueError(f"Unsupported pcast from=varying, {to=}")
+        return pvary_p.bind(x, axes=names)
     if trace_state.trace is None:
         raise ValueError(f"{cast} should be called under jax.shard_map.")
     for name, t in zip(names, traces):
@@ -1001,12 +1044,38 @@ def with_sharding_constraint(x: Any, shardings: Any) -> Any:
                 f"annotation {sharding}: Sharding {sharding} is only valid for values of rank "
                 f"at least {len(sharding.spec)}, but was applied to a value of rank {ndim}."
                 + (" For scalars the PartitionSpec should be P()" if ndim == 0 else ""))
+        if mesh_lib.get_abstract_mesh().are_all_axes_explicit:
+            _assert_type_sharding(leaf, sharding)
+            outs.append(leaf)
+            continue
         unconstrained = frozenset(i for i, a in enumerate(sharding.spec.partitions)
                                   if a is PartitionSpec.UNCONSTRAINED)
         outs.append(sharding_constraint_p.bind(leaf, sharding=sharding, layout=None,
                                                context_mesh=context_mesh,
                                                unconstrained_dims=unconstrained))
     return tree_unflatten(tree, outs)
+
+
+def _assert_type_sharding(x: Any, sharding: Any) -> None:
+    """Under a mesh whose axes are all Explicit, with_sharding_constraint only checks that x's
+    type is split as `sharding` says (JAX's assert_shardings_equal; UNCONSTRAINED entries
+    match anything)."""
+    from pyjax._src.parallel import size_one
+    from pyjax._src.parallel.sharding import PartitionSpec
+    from pyjax._src.transforms.staging import abstractify
+    aval = abstractify(x)
+    have = aval.sharding.spec
+    user = sharding.spec
+    want = user.update(partitions=[*user.partitions] + [None] * (len(aval.shape) - len(user)))
+    if size_one.active():
+        want = size_one.without_size_one(want, sharding.mesh)
+    if any(w is not PartitionSpec.UNCONSTRAINED and h != w
+           for h, w in zip(have.partitions, want.partitions)):
+        raise AssertionError(
+            "`with_sharding_constraint` acts as an assert when all axes of mesh are of type "
+            f"`Explicit`. The array sharding: {have} did not match the sharding provided: "
+            f"{want}. Please use `jax.sharding.reshard` to shard your input to the sharding "
+            "you want.")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import numpy as np
 
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.trace import Tracer
-from pyjax._src.parallel import propagation
+from pyjax._src.parallel import propagation, size_one
 from pyjax._src.parallel.sharding import NamedSharding, PartitionSpec
 from pyjax._src.transforms import staging
 
@@ -29,11 +29,18 @@ def kept_entry(entry: Any, keep: Any) -> Any:
     return None if not kept else kept[0] if len(kept) == 1 else kept
 
 
-@functools.lru_cache(maxsize=512)
 def type_sharding(mesh: Any, entries: tuple) -> NamedSharding | None:
     """The sharding a type carries for a value split as `entries` (one per axis) over `mesh`:
-    over its abstract mesh, naming only Explicit axes; None when none is left."""
+    over its abstract mesh, naming only Explicit axes (not those of size 1 while
+    `jax.remove_size_one_mesh_axis_from_type` is on); None when none is left."""
+    return _type_sharding(mesh, entries, size_one.active())
+
+
+@functools.lru_cache(maxsize=512)
+def _type_sharding(mesh: Any, entries: tuple, drop_size_one: bool) -> NamedSharding | None:
     explicit = frozenset(mesh.explicit_axes)
+    if drop_size_one:
+        explicit = frozenset(a for a in explicit if mesh.shape[a] != 1)
     kept = tuple(kept_entry(e, explicit) for e in entries)
     if all(e is None for e in kept):
         return None

@@ -73,9 +73,14 @@ def shardings_on(mesh: Any, specs: list, avals: list) -> list:
     them: full rank on a mesh with an Explicit axis, trailing Nones dropped otherwise (a
     spec the program stated kept as written there)."""
     explicit = any(t == AxisType.Explicit for t in getattr(mesh, "axis_types", ()))
-    return [NamedSharding(mesh, spec.spec if type(spec) is Given and not explicit
-                          else _partition_spec(spec, len(aval.shape), explicit))
-            for spec, aval in zip(specs, avals)]
+    out = [NamedSharding(mesh, spec.spec if type(spec) is Given and not explicit
+                         else _partition_spec(spec, len(aval.shape), explicit))
+           for spec, aval in zip(specs, avals)]
+    from pyjax._src.parallel import size_one
+    if explicit and size_one.active():  # the split its type gives (explicit.type_sharding)
+        out = [s.update(spec=size_one.without_size_one(s.spec, mesh, mesh.explicit_axes))
+               for s in out]
+    return out
 
 
 def program_mesh(jaxpr: Jaxpr) -> Any:

@@ -23,7 +23,7 @@ from pyjax._src.core.primitive import Primitive
 from pyjax._src.core.trace import trace_state, use_trace
 from pyjax._src.parallel import collectives as coll
 from pyjax._src.parallel import mesh as mesh_lib
-from pyjax._src.parallel import propagation
+from pyjax._src.parallel import propagation, size_one
 from pyjax._src.parallel.sharding import (DuplicateSpecError, NamedSharding, PartitionSpec,
                                           placed)
 from pyjax._src.parallel.vma import check_out_vma, infer_vma, typing
@@ -143,6 +143,9 @@ def _check_explicit_args(mesh: Any, manual: frozenset, specs: list, leaves: list
         sharding = x.sharding
         have = (sharding.spec._normalized_spec_for_aval(ndim)
                 if isinstance(sharding, NamedSharding) else PartitionSpec(*[None] * ndim))
+        if size_one.active():  # compared as the argument's type says it is split
+            want = size_one.without_size_one(want, mesh)
+            have = size_one.without_size_one(have, mesh)
         if have != want:
             raise ValueError(
                 f"in_specs passed to shard_map: {want} does not match the specs of the input: "
@@ -404,16 +407,20 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = I
             return _call_eager(f, the_mesh if concrete.empty else concrete, manual, check_vma,
                                leaves, in_tree, specs, out_specs)
         order = _manual_order(the_mesh, manual)
+        typed = size_one.kept_axes(the_mesh, manual)  # the axes values' types may name
         if check_vma:  # the body's inputs vary over the manual axes their specs name
-            block_avals = [a.update(vma=tuple(n for n in order if n in _spec_axes(s)))
+            block_avals = [a.update(vma=tuple(n for n in order
+                                              if n in _spec_axes(s) and n in typed))
                            for a, s in zip(block_avals, specs)]
-        closed, out_tree = _trace_body(f, in_tree, tuple(block_avals),
-                                       {a: sizes[a] for a in order}, bool(check_vma))
+        manual_sizes = {a: sizes[a] for a in order}
+        closed, out_tree = _trace_body(f, in_tree, tuple(block_avals), manual_sizes,
+                                       bool(check_vma), out_specs)
         out_leaf_specs = _out_leaf_specs(out_specs, out_tree)
         _check_out_ranks(f, out_leaf_specs, closed.out_avals)
         if check_vma:
-            vmas = infer_vma(closed, [frozenset(_spec_axes(s)) & manual for s in specs],
-                             check=True, order=_manual_order(the_mesh, manual))
+            with coll.manual_axes(manual_sizes):
+                vmas = infer_vma(closed, [frozenset(_spec_axes(s)) & typed for s in specs],
+                                 check=True, order=order)
             check_out_vma(the_mesh, manual, out_leaf_specs, vmas)
         outs = shard_map_p.bind(*leaves, check_vma=bool(check_vma),
                                 in_specs=tuple(specs), jaxpr=closed, mesh=the_mesh,
@@ -451,8 +458,9 @@ def _call_eager(f: Callable, mesh: Any, manual: frozenset, check_vma: bool, leav
         box.append(tree)
         return out_leaves
 
+    typed = size_one.kept_axes(mesh, manual)
     outs, vmas = run_eager(flat, mesh, order, {a: sizes[a] for a in order}, bool(check_vma),
-                           blocks, [frozenset(_spec_axes(s)) & manual for s in specs])
+                           blocks, [frozenset(_spec_axes(s)) & typed for s in specs])
     out_leaf_specs = _out_leaf_specs(out_specs, box[0])
     _check_out_ranks(f, out_leaf_specs, [
         ShapedArray(np.shape(o)[len(order):], o.dtype) for o in outs])
@@ -479,14 +487,33 @@ _bodies: dict = {}
 caches.register(_bodies.clear)
 
 
-def _trace_body(f: Callable, in_tree: Any, block_avals: tuple, sizes: dict, check: bool
-                ) -> tuple:
+def _vary_as_spec(x: Any, spec: PartitionSpec, order: tuple) -> Any:
+    """A body output cast (pvary) to vary over the manual axes (`order`) its out_spec names
+    but it does not (JAX's implicit pvary at a body's end under check_vma)."""
+    have = frozenset(getattr(getattr(x, "aval", None), "vma", ()))
+    named = _spec_axes(spec)
+    dropped = size_one.dropped_manual_axes()
+    missing = tuple(n for n in order if n in named and n not in have and n not in dropped)
+    return coll.pvary_p.bind(x, axes=missing) if missing else x
+
+
+def _specs_key(specs: Any) -> tuple:
+    """A hashable stand-in for an out_specs pytree (of PartitionSpecs and Nones)."""
+    leaves, tree = tree_flatten(specs, is_leaf=lambda s: s is None
+                                or isinstance(s, PartitionSpec))
+    return tuple(leaves), tree
+
+
+def _trace_body(f: Callable, in_tree: Any, block_avals: tuple, sizes: dict, check: bool,
+                out_specs: Any) -> tuple:
     """The body's closed jaxpr on one block's avals, and its output tree (traced once per
-    function, input types and mesh axes); with `check` (check_vma) its values are typed by
-    the manual axes (`sizes`' keys, in mesh order) they vary over."""
+    function, input types, mesh axes and out_specs); with `check` (check_vma) its values are
+    typed by the manual axes (`sizes`' keys, in mesh order) they vary over, and outputs are
+    cast to vary over the axes their out_specs name (unless jax.auto_pcast is off)."""
     from pyjax._src.config import config
     key = (f, in_tree, block_avals, tuple(a.vma for a in block_avals),
-           tuple(sorted(sizes.items(), key=str)), check, config.trace_key())
+           tuple(sorted(sizes.items(), key=str)), check, _specs_key(out_specs),
+           config.trace_key())
     hit = _bodies.get(key)
     if hit is not None:
         return hit
@@ -496,6 +523,9 @@ def _trace_body(f: Callable, in_tree: Any, block_avals: tuple, sizes: dict, chec
         out = f(*tree_unflatten(in_tree, list(xs)))
         leaves, tree = tree_flatten(out)
         box.append(tree)
+        if check and config.auto_pcast:
+            leaves = [_vary_as_spec(v, s, tuple(sizes))
+                      for v, s in zip(leaves, _out_leaf_specs(out_specs, tree))]
         return leaves
 
     typed = typing(tuple(sizes)) if check else contextlib.nullcontext()

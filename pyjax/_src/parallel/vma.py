@@ -9,6 +9,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 from pyjax._src.core.jaxpr import ClosedJaxpr, Eqn, Literal, Var
 from pyjax._src.core.source_info import user_frames
+from pyjax._src.parallel import size_one
 from pyjax._src.transforms.staging import equation_typing
 
 def _names(axis_name: Any) -> tuple:
@@ -26,7 +27,7 @@ def reduces_over(param: str, api_name: str) -> Callable:
     def rule(union: frozenset, in_aval: Any, check: bool, order: Sequence[Any],
              **params: Any) -> frozenset:
         named = _names(params[param])
-        axes = frozenset(named)
+        axes = frozenset(named) - size_one.dropped_manual_axes()
         if check and (axes & union) and not axes <= union:
             raise ValueError(
                 f"jax.lax.{api_name} can only accept axis_name which corresponds to one of "
@@ -50,15 +51,19 @@ def eqn_vma(prim: Any, params: dict, ins: Sequence[frozenset], n_out: int, in_av
             *, check: bool, order: Sequence[Any] = ()) -> list[frozenset]:
     """The vmas of one equation's outputs given its inputs': the primitive's `vma` rule
     (`in_aval`, its first operand's type, is named in the rule's errors), a body's own walk,
-    or the union of the operands'."""
+    or the union of the operands'; never naming manual axes of size 1 while
+    jax.remove_size_one_mesh_axis_from_type is on."""
     union = frozenset().union(*ins)
     if prim.vma is not None:
-        return [prim.vma(union, in_aval, check, order, **params)] * n_out
-    sub = params.get("jaxpr")
-    if isinstance(sub, ClosedJaxpr) and len(sub.jaxpr.invars) == len(ins) \
-            and prim.name != "shard_map":
-        return infer_vma(sub, ins, check=check, order=order)
-    return [union] * n_out
+        outs = [prim.vma(union, in_aval, check, order, **params)] * n_out
+    else:
+        sub = params.get("jaxpr")
+        if isinstance(sub, ClosedJaxpr) and len(sub.jaxpr.invars) == len(ins) \
+                and prim.name != "shard_map":
+            return infer_vma(sub, ins, check=check, order=order)
+        outs = [union] * n_out
+    dropped = size_one.dropped_manual_axes()
+    return [v - dropped for v in outs] if dropped else outs
 
 
 def infer_vma(closed: ClosedJaxpr, in_vmas: Sequence[frozenset], *, check: bool,
