@@ -179,8 +179,9 @@ def leave(restore: list) -> None:
 #: costs: a (64,256)x(256,256) f32 product on one thread took 215-223 us of CPU whole, 240-246
 #: in 2 column blocks, 254-258 in 4; a (2048,256)x(256,256) one 6.35 ms whole, 6.49 in 8 row
 #: blocks, 6.67 in 16.  At 1 << 22 the width-256 MLP's (64,256)x(256,256) products would run
-#: in 2 pieces: with the CPUs crowded (no helper) jit(grad) at depth 8 took 14.5-14.7 ms per
-#: step instead of 12.8-13.1 (~9 runnable tasks on 2 cores); idle, a helper would take half.
+#: in 2 pieces: jit(grad) at depth 8 with the CPUs crowded (no helper) took 7.0 ms per step
+#: instead of 6.7 (~6.5 runnable tasks on 2 cores); on idle cores a helper would take half of
+#: each product's ~0.2 ms (not measured here: this machine was never idle long enough).
 PIECE_FLOPS = 1 << 23
 MAX_PIECES = 8
 
@@ -272,9 +273,10 @@ def _room() -> bool:
     """Whether the CPUs had room over the last window: some task waited for a CPU less than
     _CROWDED of the time (answered yes where Linux does not report pressure).  Which thread
     computes a piece never changes its bits: this decides speed only.  jit(grad) of the
-    width-256 batch-64 tanh MLP (products of 2^23 flops, 2 pieces), 8 layers, on the 2 shared
-    cores with ~9 runnable tasks: 16.9 ms per step whole on one thread, 22.2 with a helper
-    taking pieces (process CPU 6.8 -> 9.2 ms): a helper is only worth it on a core of its own."""
+    width-256 batch-64 tanh MLP cut into 2 pieces per product (PIECE_FLOPS = 1 << 22), 8
+    layers, on the 2 shared cores with ~6.5 runnable tasks: 7.0 ms per step with the caller
+    taking every piece, 8.3 with a helper asked (process CPU 6.8 -> 7.9 ms): a helper is only
+    worth its hand-off on a core of its own."""
     now = time.monotonic()
     last, total, answer = _pressure
     if now - last < _WINDOW:
