@@ -10,6 +10,7 @@ cotangents), batching (a carry-batching fixpoint; batched xs/ys keep the loop ax
 """
 from __future__ import annotations
 
+import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -19,7 +20,8 @@ from pyjax._src.backend.executor import compile_jaxpr
 from pyjax._src.config import config
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
-from pyjax._src.core.jaxpr import ClosedJaxpr, DropVar, Eqn, Jaxpr, Var
+from pyjax._src.core.jaxpr import (
+    ClosedJaxpr, DropVar, Eqn, Jaxpr, Var, jaxpr_has_effects, jaxprs_in_params)
 from pyjax._src.core.primitive import Primitive
 from pyjax._src.parallel import propagation
 from pyjax._src.core.trace import use_trace
@@ -39,11 +41,68 @@ def _split3(xs: Sequence[Any], n1: int, n2: int) -> tuple[list, list, list]:
 def _scan_impl(*args: np.ndarray, jaxpr: ClosedJaxpr, length: int, reverse: bool,
                num_consts: int, num_carry: int, unroll: int) -> list:
     num_ys = len(jaxpr.out_avals) - num_carry
-    loop = _loop_code(num_consts, num_carry, len(args) - num_consts - num_carry, num_ys)
     ys = [np.empty((length, *a.shape), a.dtype) for a in jaxpr.out_avals[num_carry:]]
+    block = _map_block(jaxpr, length, num_carry, args[num_consts:])
+    if block > 1:
+        _map(block, ys, args[:num_consts], args[num_consts:], jaxpr)
+        return ys
+    loop = _loop_code(num_consts, num_carry, len(args) - num_consts - num_carry, num_ys)
     steps = range(length - 1, -1, -1) if reverse else range(length)
     carry = loop(compile_jaxpr(jaxpr).positional, steps, ys, *args)
     return [*[np.asarray(c) for c in carry], *ys]
+
+
+#: bytes of xs and ys per block of iterations a carry-free scan runs batched (see _map_block)
+MAP_BLOCK_BYTES = 1 << 22
+
+
+def _map_block(jaxpr: ClosedJaxpr, length: int, num_carry: int, xs: Sequence[np.ndarray]
+               ) -> int:
+    """How many iterations a scan without carry (lax.map) runs at once as its body batched
+    over them (1: one at a time).  Each iteration's ys depend on its own xs only, so a block
+    computes the same values, with whole-array operations instead of a body call per
+    iteration (JAX's random_gamma_grad maps a while loop over the elements: jit(grad) of
+    random.gamma over 1000 elements took 2 s one at a time).  Bodies with effects or
+    collectives keep their order and run one iteration at a time."""
+    if num_carry or length < 2 or not jaxpr.out_avals or _ordered(jaxpr.jaxpr):
+        return 1
+    per = sum(x[0].nbytes for x in xs) + sum(
+        int(np.prod(a.shape)) * np.dtype(a.dtype).itemsize for a in jaxpr.out_avals)
+    return max(1, min(length, MAP_BLOCK_BYTES // max(per, 1)))
+
+
+def _ordered(jaxpr: Jaxpr) -> bool:
+    """Whether `jaxpr` (or a body inside it) has effects or collectives (the primitives
+    with a named-axis batching rule that hold no body)."""
+    if jaxpr_has_effects(jaxpr):
+        return True
+    for eqn in jaxpr.eqns:
+        subs = list(jaxprs_in_params(eqn.params))
+        if any(_ordered(sub) for sub in subs) or (
+                not subs and eqn.primitive.batch_collective is not None):
+            return True
+    return False
+
+
+#: a carry-free scan body's batched versions, by block size
+_batched: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()
+
+
+def _map(block: int, ys: list, consts: Sequence[Any], xs: Sequence[np.ndarray],
+         jaxpr: ClosedJaxpr) -> None:
+    """ys[i] = body(consts, xs[i]) for every i, `block` iterations at a time."""
+    length = len(ys[0])
+    versions = _batched.setdefault(jaxpr, {})
+    for start in range(0, length, block):
+        size = min(block, length - start)
+        run = versions.get(size)
+        if run is None:
+            dims = [None] * len(consts) + [0] * len(xs)
+            batched, _ = batch_body(jaxpr, batching.Axis(size), dims, [0] * len(ys))
+            run = versions[size] = compile_jaxpr(batched).positional
+        outs = run(*consts, *[x[start:start + size] for x in xs])
+        for y, o in zip(ys, outs):
+            y[start:start + size] = o
 
 
 _loops: dict[tuple, Callable] = {}
