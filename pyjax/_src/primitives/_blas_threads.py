@@ -179,9 +179,12 @@ def leave(restore: list) -> None:
 #: costs: a (64,256)x(256,256) f32 product on one thread took 215-223 us of CPU whole, 240-246
 #: in 2 column blocks, 254-258 in 4; a (2048,256)x(256,256) one 6.35 ms whole, 6.49 in 8 row
 #: blocks, 6.67 in 16.  At 1 << 22 the width-256 MLP's (64,256)x(256,256) products would run
-#: in 2 pieces: jit(grad) at depth 8 with the CPUs crowded (no helper) took 7.0 ms per step
-#: instead of 6.7 (~6.5 runnable tasks on 2 cores); on idle cores a helper would take half of
-#: each product's ~0.2 ms (not measured here: this machine was never idle long enough).
+#: in 2 pieces, for nothing: jit(grad) at depth 8 with the CPUs crowded (no helper) took 7.0 ms
+#: per step instead of 6.7 (~6.5 runnable tasks on 2 cores), and on the 2 idle cores, with a
+#: helper taking a piece of each, depth 32 took 26.4-26.7 ms instead of 25.8-26.2 (process CPU
+#: 46-47 ms instead of 26: pieces of ~0.1 ms cost more to hand over than they save); while the
+#: attention block's ~0.8 ms pieces ran on both (8 heads of 256, d 256: 21.2-21.9 ms, CPU 41;
+#: with OpenBLAS's own 2 threads 23.1; JAX 22.3-25.1 in the same quiet minutes).
 PIECE_FLOPS = 1 << 23
 MAX_PIECES = 8
 
