@@ -58,6 +58,7 @@ _LAZY_ATTRIBUTES = {
     # sharding (issue 13) and multiple processes (issue 15)
     "pmap": "pyjax._src.parallel.pmap:pmap", "Device": "pyjax._src.parallel.devices:Device",
     "make_mesh": "pyjax._src.parallel.mesh:make_mesh",
+    "memory": "pyjax._src.memory:memory",
     "set_mesh": "pyjax._src.parallel.mesh:set_mesh",
     **{n: f"pyjax._src.parallel.placement:{n}"
        for n in ("make_array_from_callback", "make_array_from_process_local_data",

@@ -1,6 +1,7 @@
 """Abstract values: what a tracer knows about an array (shape, dtype, weak type), not its data."""
 from __future__ import annotations
 
+import enum
 from typing import Any, Callable
 
 import numpy as np
@@ -17,6 +18,29 @@ class AbstractValue:
 #: Abstract values of Python types that are not arrays (mutable references, hijax types):
 #: {type: value -> aval}, JAX's `core.pytype_aval_mappings`; `abstractify` consults it.
 pytype_aval_mappings: dict[type, Callable[[Any], AbstractValue]] = {}
+
+
+class MemorySpace(enum.Enum):
+    """Where an array's buffer lives (JAX's `jax.memory.Space`); a type not in device memory
+    says so (`f32<host>[4]`).  Hashed by identity, as JAX's."""
+    Device = enum.auto()
+    Host = enum.auto()
+    Any = enum.auto()
+
+    def __repr__(self) -> str:
+        return f"MemorySpace.{self.name}"
+
+    __hash__ = object.__hash__
+
+
+_DEVICE = MemorySpace.Device
+
+
+def _memory_space_seen() -> None:
+    """A type outside device memory exists: staging types equations by memory space from now
+    on (pyjax/_src/memory.py)."""
+    from pyjax._src import memory
+    memory.activate()
 
 
 class ManualAxisType:
@@ -47,12 +71,16 @@ class ShapedArray(AbstractValue):
     naming only those axes: printed `f32[6@i]`, its spec read back by shard_map and
     propagated through equations by parallel/explicit.py.  Unlike JAX, types that differ only
     in these compare equal: pyjax checks varying axes once per body (vma.py) and lays results
-    out by propagation, so control flow never rejects a program over them."""
+    out by propagation, so control flow never rejects a program over them.  `memory_space`
+    (device memory unless a `MemorySpace` says otherwise, `f32<host>[4]`) is part of
+    equality, as in JAX."""
 
-    __slots__ = ("shape", "dtype", "weak_type", "vma", "explicit_sharding", "_hash")
+    __slots__ = ("shape", "dtype", "weak_type", "vma", "explicit_sharding", "memory_space",
+                 "_hash")
 
     def __init__(self, shape: tuple[int, ...], dtype: np.dtype, weak_type: bool = False,
-                 vma: tuple = (), sharding: Any = None):
+                 vma: tuple = (), sharding: Any = None, *,
+                 memory_space: MemorySpace = _DEVICE):
         self.shape = tuple(shape)
         if type(dtype) is not np.dtype and not isinstance(dtype, dtypes.ExtendedDType):
             dtype = np.dtype(dtype)  # a scalar type such as jnp.float32, as JAX accepts
@@ -60,7 +88,12 @@ class ShapedArray(AbstractValue):
         self.weak_type = bool(weak_type)
         self.vma = vma
         self.explicit_sharding = sharding
-        self._hash = hash((self.shape, self.dtype, self.weak_type))
+        self.memory_space = memory_space
+        if memory_space is _DEVICE:
+            self._hash = hash((self.shape, self.dtype, self.weak_type))
+        else:
+            self._hash = hash((self.shape, self.dtype, self.weak_type, memory_space))
+            _memory_space_seen()
 
     @property
     def ndim(self) -> int:
@@ -71,7 +104,7 @@ class ShapedArray(AbstractValue):
         return int(np.prod(self.shape, dtype=np.int64))
 
     def update(self, shape=None, dtype=None, weak_type=None, vma=None,
-               sharding=None) -> "ShapedArray":
+               sharding=None, memory_space=None) -> "ShapedArray":
         """A copy with the given fields replaced; a new shape drops the sharding (its spec
         was for the old axes) unless one is given."""
         if sharding is None and (shape is None or tuple(shape) == self.shape):
@@ -79,7 +112,9 @@ class ShapedArray(AbstractValue):
         return ShapedArray(self.shape if shape is None else shape,
                            self.dtype if dtype is None else dtype,
                            self.weak_type if weak_type is None else weak_type,
-                           self.vma if vma is None else vma, sharding)
+                           self.vma if vma is None else vma, sharding,
+                           memory_space=(self.memory_space if memory_space is None
+                                         else memory_space))
 
     @property
     def manual_axis_type(self) -> ManualAxisType:
@@ -109,6 +144,8 @@ class ShapedArray(AbstractValue):
         name = dtypes.short_dtype_name(self.dtype) if short_dtypes else dtypes.dtype_name(self.dtype)
         split = (self.explicit_sharding.spec if self.explicit_sharding is not None
                  else (None,) * len(self.shape))
+        if self.memory_space is not _DEVICE:
+            name += f"<{self.memory_space.name.lower()}>"
         text = f"{name}[{','.join(_dim_text(d, s) for d, s in zip(self.shape, split))}]"
         if self.vma:
             names = ",".join(map(str, self.vma))
@@ -117,7 +154,8 @@ class ShapedArray(AbstractValue):
 
     def __eq__(self, other: object) -> bool:
         return (type(other) is ShapedArray and self.shape == other.shape
-                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+                and self.dtype == other.dtype and self.weak_type == other.weak_type
+                and self.memory_space is other.memory_space)
 
     def __hash__(self) -> int:
         return self._hash

@@ -8,7 +8,9 @@ from pyjax._src.errors import JaxprTypeError
 
 
 def check_jaxpr(jaxpr: Jaxpr) -> None:
-    """Raise JaxprTypeError naming the first equation whose types do not hold."""
+    """Raise JaxprTypeError naming the first equation whose types do not hold (in the memory
+    space staging gives them, once types outside device memory exist)."""
+    from pyjax._src.transforms import staging
     bound = set(jaxpr.constvars) | set(jaxpr.invars)
     for i, eqn in enumerate(jaxpr.eqns):
         for atom in eqn.invars:
@@ -16,6 +18,8 @@ def check_jaxpr(jaxpr: Jaxpr) -> None:
                 raise JaxprTypeError(f"equation {i} ({eqn.primitive}) reads a variable that is "
                                      "not bound before it")
         expected = eqn.primitive.abstract_eval(*[a.aval for a in eqn.invars], **eqn.params)
+        if staging.memory_typing is not None:
+            expected = staging.memory_typing(eqn.primitive, eqn.invars, expected)
         expected = list(expected) if eqn.primitive.multiple_results else [expected]
         got = [v.aval for v in eqn.outvars]
         if expected != got:

@@ -14,6 +14,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from pyjax._src.core.array import ArrayImpl
+from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.primitive import Primitive
 from pyjax._src.parallel.devices import process_count
 from pyjax._src.parallel import mesh as mesh_lib
@@ -161,7 +162,17 @@ def _device_put_result_mesh(params: dict) -> Any:
 
 device_put_p = Primitive("device_put", multiple_results=True)
 device_put_p.impl = lambda *xs, **params: list(xs)
-device_put_p.abstract_eval = lambda *avals, **params: [a.update() for a in avals]
+def _device_put_abstract_eval(*avals: Any, devices: tuple, **_: Any) -> list:
+    """The operands' types, in the memory space each target's memory kind names (JAX's
+    update_dp_aval)."""
+    from pyjax._src.memory import of_kind
+    return [a.update(memory_space=of_kind(d.memory_kind))
+            if isinstance(a, ShapedArray) and isinstance(d, Sharding)
+            and d.memory_kind is not None else a.update()
+            for a, d in zip(avals, devices)]
+
+
+device_put_p.abstract_eval = _device_put_abstract_eval
 device_put_p.jvp = _device_put_jvp
 device_put_p.transpose = _device_put_transpose
 device_put_p.batch = lambda vals, dims, **params: (device_put_p.bind(*vals, **params), dims)

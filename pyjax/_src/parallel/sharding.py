@@ -377,6 +377,9 @@ def _canonical_memory_kind(memory_kind: str | None, device: Any) -> str:
             f"Could not find memory addressable by device {device.device_kind}. Device "
             f"{device.device_kind} can address the following memory kinds: "
             f"{', '.join(MEMORY_KINDS)}. Got memory kind: {memory_kind}")
+    if memory_kind == "pinned_host":  # arrays placed by it are typed `f32<host>[4]`
+        from pyjax._src import memory
+        memory.activate()
     return memory_kind
 
 

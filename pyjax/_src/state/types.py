@@ -31,7 +31,10 @@ class AbstractRef(AbstractValue):
     weak_type = False  # a reference is never weakly typed (its contents may be)
 
     def str_short(self, short_dtypes: bool = False, **_: Any) -> str:
-        return f"Ref{{{self.inner_aval.str_short(short_dtypes)}}}"
+        inner = self.inner_aval.str_short(short_dtypes)
+        if self.memory_space is not None:
+            return f"Ref<{self.memory_space}>{{{inner}}}"
+        return f"Ref{{{inner}}}"
 
     def __str__(self) -> str:
         return self.str_short()

@@ -215,6 +215,14 @@ def _scalar_signatures(x64: bool) -> dict[type, tuple]:
 _SCALAR_SIGNATURES = {False: _scalar_signatures(False), True: _scalar_signatures(True)}
 
 
+def _memory_space(x: ArrayImpl) -> Any:
+    """x's memory space when its type says it is outside device memory, else None."""
+    from pyjax._src.core.avals import MemorySpace
+    from pyjax._src.memory import of_array
+    space = of_array(x)
+    return None if space is MemorySpace.Device else space
+
+
 def _leaf_signature(x: Any) -> Any:
     """(shape, dtype, weak_type): the part of a leaf that decides whether a trace is reused.
     Concrete arrays, scalars and tracers of one aval share a trace, as in JAX."""
@@ -222,9 +230,10 @@ def _leaf_signature(x: Any) -> Any:
     if t is ArrayImpl:
         buf = x._buf
         typed = None if staging.sharding_typing is None else staging.type_sharding(x)
-        if typed is None:  # (split over no Explicit mesh axis)
+        space = None if staging.memory_typing is None else _memory_space(x)
+        if typed is None and space is None:  # (split over no Explicit mesh axis, on device)
             return (buf.shape, buf.dtype, x._weak)
-        return (buf.shape, buf.dtype, x._weak, (), typed)
+        return (buf.shape, buf.dtype, x._weak, (), typed, space)
     if t in dtypes.python_scalar_dtypes:
         return _SCALAR_SIGNATURES[config.x64][t]
     if isinstance(x, Tracer):

@@ -80,9 +80,11 @@ def abstractify(x: Any) -> ShapedArray:
     """The abstract value a traced function sees for argument `x`."""
     if type(x) is ArrayImpl:
         buf = x._buf
-        if sharding_typing is None:  # (no mesh has an Explicit axis)
+        if sharding_typing is None and memory_typing is None:  # (the common case)
             return ShapedArray(buf.shape, buf.dtype, x._weak)
-        return ShapedArray(buf.shape, buf.dtype, x._weak, (), type_sharding(x))
+        from pyjax._src.memory import of_array
+        return ShapedArray(buf.shape, buf.dtype, x._weak, (), type_sharding(x),
+                           memory_space=of_array(x))
     if isinstance(x, Array):  # tracers and key arrays
         return x.aval
     to_aval = pytype_aval_mappings.get(type(x))
@@ -114,6 +116,10 @@ equation_typing = _EquationTyping()
 #: sharding_typing(prim, atoms, params, out avals) -> out avals typed by their shardings over
 #: Explicit mesh axes; installed by parallel/explicit.py once such a mesh exists.
 sharding_typing: Callable | None = None
+
+#: memory_typing(prim, atoms, out avals) -> out avals in their operands' memory space;
+#: installed by pyjax/_src/memory.py once a type outside device memory exists.
+memory_typing: Callable | None = None
 
 
 class DynamicJaxprTracer(Tracer):
@@ -217,6 +223,8 @@ class StagingTrace(Trace):
             atoms, out = rule(self, prim, atoms, params, out)
         if sharding_typing is not None:
             out = sharding_typing(prim, atoms, params, out)
+        if memory_typing is not None:
+            out = memory_typing(prim, atoms, out)
         if prim.multiple_results:
             outvars = [Var(aval) for aval in out]
             self.eqns.append(Eqn(prim, atoms, outvars, params, user_frames()))

@@ -7,24 +7,12 @@ from typing import Any
 
 import numpy as np
 
-from pyjax._src.core.avals import ShapedArray
+from pyjax._src.core.avals import MemorySpace, ShapedArray
 from pyjax._src.primitives._rules import make_primitive
 from pyjax._src.transforms import ad
 
 
-class MemorySpace:
-    """Where a buffer lives; printed in params as JAX prints its enum."""
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def __repr__(self) -> str:
-        return f"MemorySpace.{self.name}"
-
-    __str__ = __repr__
-
-
-DEVICE = MemorySpace("Device")
+DEVICE = MemorySpace.Device
 
 
 def _empty_impl(*, dtype: np.dtype, memory_space: Any) -> np.ndarray:

@@ -1,0 +1,95 @@
+"""Record what JAX 0.10.2 shows of memory spaces on CPU (`jax.memory.Space`, avals'
+`memory_space` printed `f32<host>[4]`, device_put to a 'pinned_host' sharding, references
+made with a memory space) into tests/data/memory_space.json:
+
+    /work/oracle/bin/python tests/oracle/record_memory_space.py
+
+`run_all(jax, jnp, lax, np)` is shared with tests/test_memory_space.py, which runs the same
+cases under pyjax.  Each record is repr() of the result or the error's class name and message.
+"""
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(os.path.dirname(HERE), "data", "memory_space.json")
+
+
+def cases(jax, jnp, lax, np):
+    """[(name, thunk)]."""
+    from jax.sharding import SingleDeviceSharding
+    S = jax.memory.Space
+    dev = jax.devices()[0]
+    x = jnp.arange(4.0)
+    out = []
+
+    def add(name, thunk):
+        out.append((name, thunk))
+
+    def on(kind):
+        return SingleDeviceSharding(dev, memory_kind=kind)
+
+    add("members", lambda: (list(S), [m.name for m in S], [m.value for m in S]))
+    add("lookup", lambda: (S["Host"] is S.Host, S(2) is S.Host, S.Device == S.Device,
+                           S.Device != S.Host, str(S.Any)))
+    add("aval_default", lambda: jax.typeof(x).memory_space)
+    add("aval_update", lambda: [str(jax.typeof(x).update(memory_space=m)) for m in S])
+    add("aval_update_repr", lambda: repr(jax.typeof(x).update(memory_space=S.Host)))
+    add("aval_update_eq", lambda: (jax.typeof(x).update(memory_space=S.Host) == jax.typeof(x),
+                                   jax.typeof(x).update(memory_space=S.Device) == jax.typeof(x),
+                                   jax.typeof(x).update(memory_space=S.Host)
+                                   == jax.typeof(x).update(memory_space=S.Host)))
+    add("shaped_array", lambda: str(jax.core.ShapedArray((2, 3), jnp.int32,
+                                                         memory_space=S.Host)))
+    for kind in ("pinned_host", "unpinned_host", "device"):
+        add(f"put_{kind}", lambda kind=kind: (
+            str(jax.typeof(jax.device_put(x, on(kind)))),
+            jax.device_put(x, on(kind)).sharding.memory_kind,
+            np.asarray(jax.device_put(x, on(kind))).tolist()))
+        add(f"jaxpr_put_{kind}", lambda kind=kind: str(jax.make_jaxpr(
+            lambda a: (jax.device_put(a, on(kind)) * 2, jnp.sin(jax.device_put(a, on(kind)))
+                       .sum()))(x)))
+    add("jaxpr_host_arg", lambda: str(jax.make_jaxpr(lambda a: a + 1)(
+        jax.device_put(x, on("pinned_host")))))
+    add("host_value", lambda: np.asarray(jax.jit(lambda a: a * 3)(
+        jax.device_put(x, on("pinned_host")))).tolist())
+    add("jaxpr_new_ref", lambda: str(jax.make_jaxpr(
+        lambda a: jax.new_ref(a, memory_space=S.Host)[...])(x)))
+    add("new_ref_eager", lambda: jax.new_ref(x, memory_space=S.Host))
+    return out
+
+
+def _record(thunk):
+    try:
+        value = thunk()
+    except Exception as e:  # noqa: BLE001 - the error is the record
+        return f"{type(e).__name__}: {e}"
+    return repr(value)
+
+
+def run_all(jax, jnp, lax, np):
+    return {name: _record(thunk) for name, thunk in cases(jax, jnp, lax, np)}
+
+
+def main() -> None:
+    if len(sys.argv) > 1:  # the child: one CPU device, as the tests run
+        import jax
+        import jax.numpy as jnp
+        import numpy as np
+        from jax import lax
+        assert jax.__version__ == "0.10.2"
+        print(json.dumps(run_all(jax, jnp, lax, np)))
+        return
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=1")
+    proc = subprocess.run([sys.executable, __file__, "child"], env=env, check=True,
+                          capture_output=True, text=True)
+    out = {"jax_version": "0.10.2", "records": json.loads(proc.stdout)}
+    with open(OUT, "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
+        f.write("\n")
+    print(len(out["records"]), "records", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
