@@ -10,6 +10,7 @@ cotangents), batching (a carry-batching fixpoint; batched xs/ys keep the loop ax
 """
 from __future__ import annotations
 
+import threading
 import weakref
 from typing import Any, Callable, Sequence
 
@@ -63,8 +64,11 @@ def _map_block(jaxpr: ClosedJaxpr, length: int, num_carry: int, xs: Sequence[np.
     computes the same values, with whole-array operations instead of a body call per
     iteration (JAX's random_gamma_grad maps a while loop over the elements: jit(grad) of
     random.gamma over 1000 elements took 2 s one at a time).  Bodies with effects or
-    collectives keep their order and run one iteration at a time."""
-    if num_carry or length < 2 or not jaxpr.out_avals or _ordered(jaxpr.jaxpr):
+    collectives keep their order and run one iteration at a time, and so do the scans that
+    run inside a batched body (a sequential batching rule - custom_batching.sequential_vmap,
+    pure_callback's - maps its body over the batch: batched again, it would recurse)."""
+    if (num_carry or length < 2 or not jaxpr.out_avals or getattr(_mapping, "on", False)
+            or _ordered(jaxpr.jaxpr)):
         return 1
     per = sum(x[0].nbytes for x in xs) + sum(
         int(np.prod(a.shape)) * np.dtype(a.dtype).itemsize for a in jaxpr.out_avals)
@@ -84,6 +88,8 @@ def _ordered(jaxpr: Jaxpr) -> bool:
     return False
 
 
+#: whether this thread runs a batched map body now (its scans run one iteration at a time)
+_mapping = threading.local()
 #: a carry-free scan body's batched versions, by block size
 _batched: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()
 
@@ -100,7 +106,11 @@ def _map(block: int, ys: list, consts: Sequence[Any], xs: Sequence[np.ndarray],
             dims = [None] * len(consts) + [0] * len(xs)
             batched, _ = batch_body(jaxpr, batching.Axis(size), dims, [0] * len(ys))
             run = versions[size] = compile_jaxpr(batched).positional
-        outs = run(*consts, *[x[start:start + size] for x in xs])
+        _mapping.on = True
+        try:
+            outs = run(*consts, *[x[start:start + size] for x in xs])
+        finally:
+            _mapping.on = False
         for y, o in zip(ys, outs):
             y[start:start + size] = o
 
