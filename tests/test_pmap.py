@@ -176,3 +176,33 @@ def test_the_short_path_follows_global_and_thread_options():
     assert json.loads(proc.stdout) == {"short": 0, "global_disable_jit": 1,
                                        "local_disable_jit": 1, "x64_retraces": 1, "back": 0,
                                        "no_execution": "RuntimeError"}
+
+
+LAYOUT_SCRIPT = """
+import gc, json
+import pyjax as jax, pyjax.numpy as jnp
+from pyjax._src.core import primitive
+f = jax.pmap(lambda v: v * 2, "i")
+x = jax.pmap(lambda v: v, "i")(jnp.arange(8.0).reshape(4, 2))
+first = f(x)
+del first, x  # (the arrays the general path laid out)
+gc.collect()
+x = f(jnp.arange(8.0).reshape(4, 2))
+y = f(x)  # the short path
+out = {"eager": repr((y + 1).sharding) == repr(y.sharding)}
+del x, y
+gc.collect()
+out["hook_off"] = primitive.eager_layout is None
+print(json.dumps(out))
+"""
+
+
+def test_short_path_results_lay_out_eager_operations_on_them():
+    """An eager operation on a result of the short call is laid out as the result is (as JAX's
+    op-by-op jit lays it out), also once every array the general path laid out is gone; with
+    no laid-out array left the eager hook is off again."""
+    env = dict(os.environ, PYJAX_NUM_CPU_DEVICES="4")
+    proc = subprocess.run([sys.executable, "-c", LAYOUT_SCRIPT], env=env, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == {"eager": True, "hook_off": True}

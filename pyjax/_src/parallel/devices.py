@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-from typing import Any
+from typing import Any, Callable
 
 
 class Device:
@@ -93,10 +93,17 @@ class _Layout:
     process_count = 1
 
 
+#: called when the devices are listed anew (a distributed job starting or ending): callers
+#: that keep what they worked out for the old devices forget it (pmap's short calls)
+on_relayout: list[Callable[[], None]] = []
+
+
 def set_process_layout(index: int, count: int) -> None:
     """Called by jax.distributed: the devices are listed again at next use."""
     _Layout.process_index, _Layout.process_count = index, count
     _all_devices.cache_clear()
+    for forget in on_relayout:
+        forget()
 
 
 @functools.cache

@@ -327,6 +327,7 @@ class _MeshState(threading.local):
         self.resource_stack: list[Mesh] = []
         self.key = 0  # `context_key()`: a small int naming the three
         self.counted = False  # counted in _threads_with_mesh
+        self.in_context = False  # counted in threads_in_context
 
 
 _state = _MeshState()
@@ -342,6 +343,11 @@ def _rekey() -> None:
                _state.resource_stack[-1] if _state.resource_stack else EMPTY_MESH)
     with _context_keys_lock:
         _state.key = _context_keys.setdefault(context, len(_context_keys))
+        in_context = _state.key != 0
+        if in_context != _state.in_context:
+            global threads_in_context
+            _state.in_context = in_context
+            threads_in_context += 1 if in_context else -1
         has_mesh = not _state.concrete.empty
         if has_mesh != _state.counted:
             global _threads_with_mesh
@@ -352,6 +358,9 @@ def _rekey() -> None:
 
 #: threads whose `set_mesh` context holds a concrete mesh
 _threads_with_mesh = 0
+#: threads in some mesh context (context_key() not 0): while none is, hot paths (pmap's short
+#: call) skip reading the thread's own key
+threads_in_context = 0
 
 
 def _lay_out(x: Any) -> None:

@@ -10,7 +10,7 @@ A call does little besides the jitted function's own: per argument structure the
 axes and the compiled function, and per result structure the shardings, are found once and kept
 (keys that hash cheaply: no device is hashed on a call).  The common call, positional Arrays
 outside any trace, is shorter still: per argument types it runs the jitted function's
-executable directly and lays the results out as the first such call did (`_FastCall`): a 1 KB
+executable directly and lays the results out as the first such call did (`_fast_call`): a 1 KB
 psum on 4 devices went from 44 to 17 us, most of it now the executable's own.
 """
 from __future__ import annotations
@@ -26,8 +26,8 @@ from pyjax._src.config import config, config_global as _GLOBAL_OPTIONS, config_l
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.trace import trace_state
 from pyjax._src.parallel.collectives import mark_device_axis
-from pyjax._src.parallel import distributed
-from pyjax._src.parallel import devices as devices_mod
+from pyjax._src.parallel import distributed, eager_layout
+from pyjax._src.parallel import devices as devices_mod, mesh as mesh_mod
 from pyjax._src.parallel.devices import process_count
 from pyjax._src.parallel.mesh import Mesh, context_key as mesh_context_key
 from pyjax._src.parallel.sharding import NamedSharding, PartitionSpec, placed
@@ -50,16 +50,16 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
     frozen_in, frozen_out = _freeze(in_axes), _freeze(out_axes)
     given = tuple(devices) if devices is not None else None
     plans: dict = {}  # per calling convention and argument structure
-    fast_calls: dict = {}  # per argument types of positional Arrays: their _FastCall
+    fast_calls: dict = {}  # per argument types of positional Arrays: their _fast_call
     epoch = [_epoch[0]]
 
     @functools.wraps(fun)
     def pmapped(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs and not static and epoch[0] == _epoch[0]:
+            fast = fast_calls.get(_fast_key(args))  # (no call is kept under the key None)
+            if fast is not None:
+                return fast(*args)
         fast_key = None if static or kwargs or epoch[0] != _epoch[0] else _fast_key(args)
-        if fast_key is not None:
-            fast = fast_calls.get(fast_key)
-            if fast is not None and fast.devices is _local_devices():
-                return fast(args)
         if static or kwargs:
             dyn, dyn_axes = _dynamic(args, kwargs, static, in_axes)
             frozen_dyn, statics = _freeze(dyn_axes), tuple((i, args[i]) for i in static)
@@ -100,7 +100,7 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
                                    available[:size] if size else available[:1], name)
         if fast_key is not None:
             _remember(fast_calls, fast_key,
-                      _FastCall(plan.compiled.trace(*dyn), shardings, available, spans))
+                      _fast_call(plan.compiled.trace(*dyn), shardings, spans))
         return tree_unflatten(out_tree, [placed(x, s) if type(x) is ArrayImpl else x
                                          for x, s in zip(out_leaves, shardings)])
 
@@ -108,12 +108,12 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
 
 
 def _fast_key(args: tuple) -> tuple | None:
-    """The key of the short call for these arguments: the trace options and each argument's
-    type, when all are Arrays and nothing asks for the general path (a trace in progress,
-    disable_jit, no_execution, a mesh in context); else None.  Under the process-wide options
-    (no thread overrides one) they are read from their table and keyed by number, as jit's
-    common call does."""
-    if trace_state.trace is not None:
+    """The key of the short call for these arguments: the trace options, then each argument's
+    shape, dtype and weak type, when all are Arrays and nothing asks for the general path (a
+    trace in progress, disable_jit, no_execution, a mesh in context); else None.  Under the
+    process-wide options (no thread overrides one) they are read from their table and keyed
+    by number, as jit's common call does."""
+    if trace_state.trace is not None or (mesh_mod.threads_in_context and mesh_context_key()):
         return None
     if config_local.values:
         if config.disable_jit or config.no_execution:
@@ -123,52 +123,59 @@ def _fast_key(args: tuple) -> tuple | None:
         return None
     else:
         options = config.global_trace_number
-    if mesh_context_key():
-        return None
+    if len(args) == 1:  # (the commonest call, spelt out)
+        x = args[0]
+        if type(x) is not ArrayImpl:
+            return None
+        buf = x._buf
+        return options, buf.shape, buf.dtype, x._weak
     key = [options]
     for x in args:
         if type(x) is not ArrayImpl:
             return None
         buf = x._buf
-        key.append((buf.shape, buf.dtype, x._weak))
+        key += (buf.shape, buf.dtype, x._weak)
     return tuple(key)
 
 
-class _FastCall:
-    """pmap's call for one set of argument types, made short: the jitted function's
-    executable on the arguments' buffers (its cached trace, `traced`), through a generated
-    caller that flushes subnormals and makes the Arrays (backend/caller.py), each result laid
-    out as the first call laid it out (`shardings`, over `devices`)."""
-
-    __slots__ = ("call", "out_tree", "shardings", "devices", "spans", "one")
-
-    def __init__(self, traced: Any, shardings: list, devices: tuple, spans: bool):
-        avals, self.out_tree = traced.jaxpr.out_avals, traced.out_tree
-        self.one = self.out_tree.node_data() is None and len(avals) == 1  # a single leaf
-        run = compile_jaxpr(traced.jaxpr).positional
-        self.call = make_caller(run, len(traced.jaxpr.in_avals), avals,
-                                self.out_tree if self.one else _flat_tuple_treedef(len(avals)))
-        self.shardings, self.devices, self.spans = shardings, devices, spans
-
-    def __call__(self, args: tuple) -> Any:
-        try:
-            outs = self.call(*[x._buf for x in args])
-        except Exception as e:  # the other processes would wait for this one's collectives
-            if self.spans:
-                distributed.notify_failure(e)
-            raise
-        if self.one:
-            return _lay_out(outs, self.shardings[0])
-        return tree_unflatten(self.out_tree, [_lay_out(out, sharding) for out, sharding
-                                              in zip(outs, self.shardings)])
-
-
-def _lay_out(out: Any, sharding: Any) -> Any:
-    """A result Array laid out over the devices as `placed` lays it out (tokens and arrays
-    of extended dtypes as they are)."""
-    if type(out) is ArrayImpl:
-        out._sharding, out._committed = sharding, True
-    return out
+def _fast_call(traced: Any, shardings: list, spans: bool) -> Callable:
+    """pmap's call for one set of argument types, made short: `call(*arrays)` runs the jitted
+    function's executable (its cached trace, `traced`) on the arguments' buffers through the
+    generated caller that flushes subnormals and makes the Arrays (backend/caller.py), then
+    lays each result out as the first call laid it out (`shardings`; counted by eager_layout
+    while alive, as `placed` does), in one generated function.  When the function spans
+    processes an exception is told to the others first (they would wait for this one's
+    collectives)."""
+    avals, out_tree = traced.jaxpr.out_avals, traced.out_tree
+    n_in, n_out = len(traced.jaxpr.in_avals), len(avals)
+    one = out_tree.node_data() is None and n_out == 1  # the result is a single leaf
+    run = compile_jaxpr(traced.jaxpr).positional
+    caller = make_caller(run, n_in, avals, out_tree if one else _flat_tuple_treedef(n_out))
+    namespace = {"caller": caller, "ArrayImpl": ArrayImpl, "track": eager_layout.track,
+                 "notify": distributed.notify_failure, "tree": out_tree,
+                 "unflatten": tree_unflatten}
+    xs = [f"x{i}" for i in range(n_in)]
+    outs = ["out"] if one else [f"o{j}" for j in range(n_out)]
+    run_line = f"caller({', '.join(f'{x}._buf' for x in xs)})"
+    if outs:
+        run_line = f"{', '.join(outs)}{'' if one else ','} = {run_line}"
+    lines = [f"def call({', '.join(xs)}):"]
+    if spans:
+        lines += ["    try:", f"        {run_line}", "    except Exception as e:",
+                  "        notify(e)", "        raise"]
+    else:
+        lines.append(f"    {run_line}")
+    for j, (o, sharding) in enumerate(zip(outs, shardings)):
+        namespace[f"S{j}"] = sharding
+        lines += [f"    if {o}.__class__ is ArrayImpl:",
+                  f"        {o}._sharding = S{j}",
+                  f"        {o}._committed = True"]
+        if type(sharding) is NamedSharding:
+            lines.append(f"        track({o})")
+    lines.append(f"    return {outs[0]}" if one else
+                 f"    return unflatten(tree, [{', '.join(outs)}])")
+    exec(compile("\n".join(lines), "<pmap call>", "exec"), namespace)
+    return namespace["call"]
 
 
 class _Plan:
@@ -256,6 +263,7 @@ def _clear() -> None:
 
 
 caches.register(_clear)
+devices_mod.on_relayout.append(_clear)
 
 
 def _compiled(fun: Callable, call_key: tuple, in_axes: Any, frozen_in: Any, out_axes: Any,
