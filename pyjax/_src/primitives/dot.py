@@ -214,9 +214,9 @@ def _in_pieces(x: np.ndarray, y: np.ndarray, pieces: int) -> np.ndarray:
 
         def run(i: int) -> None:
             np.matmul(xs[blocks[i]], ys[blocks[i]], out=outs[blocks[i]])
-    else:
+    else:  # every block re-packs the whole other operand: blocks of _MIN_BLOCK and more
         x2, y2, out2 = x.reshape(m, k), y.reshape(k, n), out.reshape(m, n)
-        blocks = _blocks(max(m, n), pieces)
+        blocks = _blocks(max(m, n), min(pieces, max(1, max(m, n) // _MIN_BLOCK)))
         if m >= n:
             def run(i: int) -> None:
                 np.matmul(x2[blocks[i]], y2, out=out2[blocks[i]])
@@ -225,6 +225,11 @@ def _in_pieces(x: np.ndarray, y: np.ndarray, pieces: int) -> np.ndarray:
                 np.matmul(x2, y2[:, blocks[i]], out=out2[:, blocks[i]])
     _blas_threads.shared(len(blocks), run)
     return out
+
+
+#: the least rows (columns) of a block of a matrix product: the BLAS packs the other operand
+#: again for each block, which costs as much as ~1/8 of a block this size
+_MIN_BLOCK = 256
 
 
 def _blocks(size: int, pieces: int) -> list[slice]:
