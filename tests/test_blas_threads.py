@@ -30,7 +30,7 @@ def _operands(m, k, n, seed=0, dtype=np.float32):
 def _pieces_on_one_thread(x, y):
     """The rule, written out: a product under 2 * PIECE_FLOPS is one product on one BLAS
     thread; a larger one is pieces(flops) blocks of the batch, else of the result's rows
-    (columns when it has more of them; no fewer than 256 in a block), each a product on one
+    (columns when it has more of them; no fewer than 64 in a block), each a product on one
     BLAS thread."""
     *batch, m, k = x.shape
     n = y.shape[-1]
@@ -42,7 +42,7 @@ def _pieces_on_one_thread(x, y):
             step = -(-batch[0] // min(count, batch[0]))
             return np.concatenate([np.matmul(x[a:a + step], y[a:a + step])
                                    for a in range(0, batch[0], step)])
-        count = min(count, max(1, max(m, n) // 256))  # blocks of 256 rows (columns) or more
+        count = min(count, max(1, max(m, n) // 64))  # blocks of 64 rows (columns) or more
         if m >= n:
             step = -(-m // count)
             return np.concatenate([np.matmul(x[a:a + step], y) for a in range(0, m, step)])
