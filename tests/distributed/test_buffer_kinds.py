@@ -1,7 +1,8 @@
 """Inside an MPI job (this file runs before test_distributed_job.py, whose last test leaves the
 job failed): the transport's allreduce, allgather and alltoall give the same values for every
 kind of operand, whether it goes to MPI as it is (a small C-contiguous array of a builtin
-dtype) or through a copy or a view (strided, 0-d, bfloat16 as bytes), small or 1 MB."""
+dtype) or through a copy or a view (strided, 0-d, bfloat16 as bytes), small or 1 MB; by MPI's
+collectives and, in a job of two processes, by the swap of operands that replaces them."""
 import ml_dtypes
 import numpy as np
 import pytest
@@ -14,6 +15,19 @@ pytestmark = needs_job
 def _transport():
     from pyjax._src.parallel import distributed
     return distributed.state.transport
+
+
+@pytest.fixture(autouse=True, params=["collectives", "pairwise"])
+def path(request):
+    """Each test by MPI's collectives (the general path), then, with two processes, by the
+    pairwise swap the transport takes for them (for blocks of every size here)."""
+    if request.param == "pairwise" and SIZE != 2:
+        pytest.skip("the pairwise swap is for jobs of two processes")
+    transport = _transport()
+    kept = transport.swap_bytes
+    transport.swap_bytes = 0 if request.param == "pairwise" else None
+    yield
+    transport.swap_bytes = kept
 
 
 def _operands(rank):
