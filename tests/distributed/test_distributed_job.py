@@ -40,6 +40,28 @@ def test_layout():
         pyjax.distributed.initialize()
 
 
+def test_processes_share_the_cores_among_their_kernels(monkeypatch):
+    """initialize gives each process's native kernels its share of this machine's cores (the
+    processes of the job here split them), unless PYJAX_KERNEL_THREADS was set."""
+    from pyjax._src.backend.tier1 import engine
+    from pyjax._src.parallel import distributed
+    assert os.environ.get("PYJAX_KERNEL_THREADS")  # (set by initialize when not given)
+    kept = engine.threads()
+    cores = len(os.sched_getaffinity(0))
+    try:
+        for processes in (1, 2, 2 * cores):
+            monkeypatch.delenv("PYJAX_KERNEL_THREADS")
+            distributed._share_cores(processes)
+            share = max(1, cores // processes)
+            assert engine.threads()[0] == share
+            assert os.environ["PYJAX_KERNEL_THREADS"] == str(share)
+        monkeypatch.setenv("PYJAX_KERNEL_THREADS", "3")  # the user's choice stands
+        distributed._share_cores(2)
+        assert engine.threads()[0] == max(1, cores // (2 * cores))
+    finally:
+        engine.set_threads(*kept)
+
+
 @pytest.fixture(scope="module")
 def results():
     import pyjax

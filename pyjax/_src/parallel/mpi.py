@@ -53,6 +53,9 @@ class Transport:
         self.comm = world.Dup()
         self.notices = world.Dup()
         self.rank, self.size = self.comm.Get_rank(), self.comm.Get_size()
+        node = world.Split_type(self.MPI.COMM_TYPE_SHARED)
+        self.node_size = node.Get_size()  # the processes on this machine, this one included
+        node.Free()
         self.timeout, self.check = timeout, check
         #: two processes exchange operands point to point (`_swap`) for allreduce's sums,
         #: allgather and alltoall, instead of MPI's collectives (the general path), when a
