@@ -75,17 +75,19 @@ def _map_block(jaxpr: ClosedJaxpr, length: int, num_carry: int, xs: Sequence[np.
     return max(1, min(length, MAP_BLOCK_BYTES // max(per, 1)))
 
 
+_ordered_cache: "weakref.WeakKeyDictionary[Jaxpr, bool]" = weakref.WeakKeyDictionary()
+
+
 def _ordered(jaxpr: Jaxpr) -> bool:
     """Whether `jaxpr` (or a body inside it) has effects or collectives (the primitives
-    with a named-axis batching rule that hold no body)."""
-    if jaxpr_has_effects(jaxpr):
-        return True
-    for eqn in jaxpr.eqns:
-        subs = list(jaxprs_in_params(eqn.params))
-        if any(_ordered(sub) for sub in subs) or (
-                not subs and eqn.primitive.batch_collective is not None):
-            return True
-    return False
+    with a named-axis batching rule that hold no body); found once per jaxpr, not per call."""
+    found = _ordered_cache.get(jaxpr)
+    if found is None:
+        found = _ordered_cache[jaxpr] = jaxpr_has_effects(jaxpr) or any(
+            any(_ordered(sub) for sub in subs) or (
+                not subs and eqn.primitive.batch_collective is not None)
+            for eqn in jaxpr.eqns for subs in [list(jaxprs_in_params(eqn.params))])
+    return found
 
 
 #: whether this thread runs a batched map body now (its scans run one iteration at a time)
