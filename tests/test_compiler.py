@@ -320,13 +320,16 @@ def test_tier1_extended_dtypes_stay_on_tier0(monkeypatch):
 _LEADING = {"sum": lambda axis: lambda a: jnp.sum(a * 3.0, axis=axis),
             "mean": lambda axis: lambda a: jnp.mean(a * 3.0 - 1.0, axis=axis),
             "max": lambda axis: lambda a: jnp.max(a * 2.0, axis=axis),
-            "min": lambda axis: lambda a: jnp.min(a - 1.0, axis=axis)}
+            "min": lambda axis: lambda a: jnp.min(a - 1.0, axis=axis),
+            # terms of several operations: a step of one vector (_leading_lanes)
+            "sum of a chain": lambda axis: lambda a: jnp.sum(a * a * 0.5 - a, axis=axis)}
 
 
 @needs_tier1
 @pytest.mark.parametrize("shape,axis", [
     ((513, 1027), 0), ((1, 7), 0), ((5, 1), 0), ((300, 1), 0), ((9, 16), 0), ((3, 2049), 0),
-    ((7, 9, 11), (0, 1)), ((7, 9, 11), 0), ((4100, 3), 0), ((5000, 33), 0)])
+    ((7, 9, 11), (0, 1)), ((7, 9, 11), 0), ((4100, 3), 0), ((5000, 33), 0), ((8, 33), 0),
+    ((16, 31), 0), ((17, 2080), 0)])
 @pytest.mark.parametrize("op", sorted(_LEADING))
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_tier1_leading_reductions_have_tier0_bits(shape, axis, op, dtype, monkeypatch):

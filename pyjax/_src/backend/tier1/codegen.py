@@ -645,6 +645,9 @@ def _leaves_ir(dt: np.dtype, leaves: list[tuple[str, str]], p: str) -> list[str]
 #: columns per block of a reduction over leading axes: the block's totals stay in cache while
 #: every row's stretch of those columns streams past
 COLUMN_BLOCK = 2048
+#: rows of a leading-axis reduction run innermost in blocks of this many, a column step's
+#: totals in registers meanwhile: the totals cross memory once per block of rows
+ROW_BLOCK = 8
 
 
 def unrolled(isa: Isa) -> Isa:
@@ -652,9 +655,23 @@ def unrolled(isa: Isa) -> Isa:
     value's two halves are independent chains the processor overlaps (on AVX2, the lanes of
     one vector leave it waiting on latencies: per element, sin(10 e^x) cos(x^2 + 1) took
     11.4 ns on one core instead of 9.8, log1p(e^x) 6.3 instead of 4.6, selu 1.95 instead of
-    1.83).  Not for totals over leading axes, whose order of additions follows the lanes (a
-    total along a row takes four vectors a step and adds them in turn: _body_ir)."""
+    1.83).  Totals take steps of their own: along a row four vectors added in turn, over
+    leading axes as _leading_lanes says (_body_ir)."""
     return dataclasses.replace(isa, lanes=2 * isa.lanes) if isa.lanes < 16 else isa
+
+
+#: most operations a leading-axis reduction's terms may cost for a step of four vectors
+LIGHT_TERMS = 2
+
+
+def _leading_lanes(cluster: Any, lanes: int) -> int:
+    """Columns a step of a leading-axis reduction takes: four vectors where its terms cost
+    little (a plain sum: the chain of additions down each column is the step's latency, 3-4
+    cycles a row, and four chains overlap; psum of 4 x 16384 floats 12.3 -> 6.9 µs), one
+    where they cost more (four would compile ~50% longer for ~15% speed)."""
+    work = [e for e in cluster.eqns if e is not cluster.reduction
+            and e.primitive.name not in ("broadcast_in_dim", "convert_element_type")]
+    return 4 * lanes if len(work) <= LIGHT_TERMS and lanes < 16 else lanes
 
 
 def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
@@ -766,10 +783,12 @@ def _body_ir(cluster: Any, isa: Isa, decls: set, name: str, rows: int | None = N
     # independent chains the processor overlaps (Σtanh(xw+b)² of 10M on one core, ns per
     # element: 1.70 with one vector a step, 1.40 with two, 1.23 with four, 1.68 with eight)
     aw = isa.lanes
-    if not leading:  # (a pairwise sum's order is the scratch row's, not the lanes')
-        isa = unrolled(isa)
+    isa = unrolled(isa)  # (a pairwise sum's order is the scratch row's, not the lanes')
     if red is not None and not leading and not pairwise and aw < 16:
         isa = dataclasses.replace(isa, lanes=4 * aw)
+    if leading:  # one total per column: a step's lanes are chains of their own
+        isa = dataclasses.replace(isa, lanes=_leading_lanes(cluster, aw))
+        aw = isa.lanes
     w = isa.lanes
     # each value a step loads: a cluster input (FULL/ROW/COL/SCALAR by how it broadcasts) or a
     # transpose member's result (TRANS: its operand, an input, read across)
@@ -813,11 +832,10 @@ def _body_ir(cluster: Any, isa: Isa, decls: set, name: str, rows: int | None = N
         term_t = f"<{w} x {_LLVM[acc_dt]}>"  # a step's terms
     if leading:  # the columns' totals, one block of columns at a time
         head.append(f"  %scratch = alloca {_LLVM[acc_dt]}, i64 {COLUMN_BLOCK}, align 64")
-        head.append("  %anycol = icmp slt i64 %clo, %chi")
-        head.append("  br i1 %anycol, label %cblock, label %exit")
-    else:
-        head.append("  %anyrow = icmp slt i64 %rlo, %rhi")  # no rows: a zero before the split
-        head.append("  br i1 %anyrow, label %row, label %exit")
+        enter = ["  %anycol = icmp slt i64 %clo, %chi",
+                 "  br i1 %anycol, label %cblock, label %exit"]
+    else:  # no rows: a zero before the split
+        enter = ["  %anyrow = icmp slt i64 %rlo, %rhi", "  br i1 %anyrow, label %row, label %exit"]
 
     def scalar_load(a: Any, index: str, prefix: str, lines: list) -> str:
         dt = np.dtype(a.aval.dtype)
@@ -834,19 +852,22 @@ def _body_ir(cluster: Any, isa: Isa, decls: set, name: str, rows: int | None = N
                      f"poison, <{w} x i32> zeroinitializer")
         return f"%{prefix}x{j}"
 
-    # per row: the row offset, ROW operands, scalars (hoisted), the accumulator start
-    first = "%rowcheck" if leading else "%entry"
-    row = ["row:", f"  %r = phi i64 [%rlo, {first}], [%rnext, %rowend]",
-           "  %off = mul i64 %r, %C"]
+    # per row: the row offset and ROW operands (scalars load once, before every loop); over
+    # leading axes the rows of a block run innermost, each column step's totals in registers
+    if leading:
+        row = ["row:", "  %r = phi i64 [%r0, %colstart], [%rnext, %rowlatch]"]
+    else:
+        row = ["row:", "  %r = phi i64 [%rlo, %entry], [%rnext, %rowend]"]
+    row.append("  %off = mul i64 %r, %C")
     if "TRANS" in kinds.values():
         row += _transposed_row(shape)
     hoisted: dict[Any, str] = {}
     for a, kind in kinds.items():
         if kind == "SCALAR":
-            hoisted[a] = scalar_load(a, "0", "sc", row)
+            hoisted[a] = scalar_load(a, "0", "sc", head)
         elif kind == "ROW":
             hoisted[a] = scalar_load(a, "%r", "rw", row)
-    row.append("  br label %vec")
+    row.append("  br i1 %fullstep, label %vload, label %tload" if leading else "  br label %vec")
     limit = "%cend" if leading else "%chi"  # the end of the columns a row's loop covers
 
     vector_inputs = [a for a, kind in kinds.items() if kind in ("FULL", "COL", "TRANS")]
@@ -930,14 +951,9 @@ def _body_ir(cluster: Any, isa: Isa, decls: set, name: str, rows: int | None = N
                     continue
                 if acc_dt != src:
                     x = b.emit(f"fpext {b.ty(src)} {x} to {term_t}")
-                if leading:  # this row's term joins each column's total (lanes past the
+                if leading:  # this row's term joins the columns' totals (lanes past the
                     # block's end hold nothing that is ever stored)
-                    at = b.emit("sub i64 %c, %c0")
-                    addr = b.emit(f"getelementptr {_LLVM[acc_dt]}, ptr %scratch, i64 {at}")
-                    total = accumulate(b, b.emit(f"load {acc_t}, ptr {addr}, "
-                                                 f"align {_SIZE[acc_dt]}"), x)
-                    b.lines.append(f"  store {acc_t} {total}, ptr {addr}, "
-                                   f"align {_SIZE[acc_dt]}")
+                    term = accumulate(b, "%acc", x)
                 else:
                     term = x
                 continue
@@ -958,80 +974,82 @@ def _body_ir(cluster: Any, isa: Isa, decls: set, name: str, rows: int | None = N
     # computation is written once for both (LLVM compiles half as much as with a copy for
     # the partial step); the loads before it and the stores after it (masked in the last
     # step only: AMD's masked stores are slow) are written twice.
-    acc_phi = red is not None and not pairwise and not leading
-    after_row = "%rowend" if leading else "%rowdone"
+    head += enter
     whole_lines, whole, whole_mask = step_loads(False, "w")
     part_lines, part, part_mask = step_loads(True, "m")
     step_lines, term, stores = step()
     full, last = _Builder(isa, "s", decls), _Builder(isa, "t", decls)
-    if acc_phi:  # lanes past the row's end add the identity
-        acc_next = accumulate(full, "%acc", term)
-        identities = "<" + ", ".join([f"{_LLVM[acc_dt]} {_const(identity, acc_dt)}"] * w) + ">"
-        acc_last = accumulate(last, "%acc", last.emit(
-            f"select <{w} x i1> %mask, {term_t} {term}, {term_t} {identities}"))
-    vec = ["vec:", f"  %c = phi i64 [{'%c0' if leading else '%clo'}, %row], [%cnext, %vnext]"]
-    if acc_phi:
-        vec.append(f"  %acc = phi {acc_t} [{acc_init}, %row], [{acc_next}, %vnext]")
-    vec += ["  %rem = sub i64 " + limit + ", %c",
-            f"  %fullstep = icmp sge i64 %rem, {w}",
-            "  br i1 %fullstep, label %vload, label %tail",
-            "tail:", "  %left = icmp sgt i64 %rem, 0",
-            f"  br i1 %left, label %tload, label {after_row}",
-            "vload:", *whole_lines, "  br label %vstep",
-            "tload:", *part_lines, "  br label %vstep"]
     for value, dt, base, index, nontemporal in stores:
         _store(full, decls, value, dt, base, index, None, nontemporal)
         _store(last, decls, value, dt, base, index, "%mask")
-    vbody = ["vstep:", *step_lines, "  br i1 %last, label %vlast, label %vnext",
-             "vnext:", *full.lines, f"  %cnext = add i64 %c, {w}", "  br label %vec",
-             "vlast:", *last.lines, f"  br label {after_row}"]
-    done = [] if leading else ["rowdone:"]
-    if acc_phi:
-        done.append(f"  %accf = phi {acc_t} [%acc, %tail], [{acc_last}, %vlast]")
-        out_dt = np.dtype(red.outvars[0].aval.dtype)
-        scalar_acc = _LLVM[acc_dt]
-        if combine == "add":
-            decls.add(f"declare {scalar_acc} @llvm.vector.reduce.fadd.v{aw}{_mt(acc_dt)}("
-                      f"{scalar_acc}, {acc_t})")
-            done.append(f"  %tot = call {scalar_acc} @llvm.vector.reduce.fadd.v{aw}"
-                        f"{_mt(acc_dt)}({scalar_acc} {_const(0.0, acc_dt)}, {acc_t} %accf)")
-        else:
-            fn = "fmaximum" if combine == "maximum" else "fminimum"
-            decls.add(f"declare {scalar_acc} @llvm.vector.reduce.{fn}.v{aw}{_mt(acc_dt)}("
-                      f"{acc_t})")
-            done.append(f"  %tot = call {scalar_acc} @llvm.vector.reduce.{fn}.v{aw}"
-                        f"{_mt(acc_dt)}({acc_t} %accf)")
-        total = "%tot"
-        if out_dt != acc_dt:
-            done.append(f"  %totc = fptrunc {scalar_acc} %tot to {_LLVM[out_dt]}")
-            total = "%totc"
-        j = len(pointer_inputs) + outputs.index(red.outvars[0])
-        # a thread summing a share of one row's columns leaves its total in %part
-        done += ["  %topart = icmp ne ptr %part, null",
-                 "  br i1 %topart, label %partial, label %whole",
-                 "partial:", f"  store {scalar_acc} %tot, ptr %part", "  br label %rowend",
-                 "whole:"]
-        done.append(f"  %ra = getelementptr {_LLVM[out_dt]}, ptr %p{j}, i64 %r")
-        done.append(f"  store {_LLVM[out_dt]} {total}, ptr %ra")
-    if pairwise:
-        dt = np.dtype(red.outvars[0].aval.dtype)
-        j = len(pointer_inputs) + outputs.index(red.outvars[0])
-        done += [f"  %pw = call {_LLVM[dt]} @{pairwise_name(dt)}(ptr %scratch, i64 %C)",
-                 # NumPy adds the row's sum to the identity (so a sum of -0.0 is +0.0)
-                 f"  %tot = fadd {_LLVM[dt]} {_const(0.0, dt)}, %pw",
-                 f"  %ra = getelementptr {_LLVM[dt]}, ptr %p{j}, i64 %r",
-                 f"  store {_LLVM[dt]} %tot, ptr %ra"]
-    if not leading:
-        done.append("  br label %rowend")
-    rowend = ["rowend:", "  %rnext = add i64 %r, 1", "  %rmore = icmp slt i64 %rnext, %rhi",
-              f"  br i1 %rmore, label %row, label {'%flush' if leading else '%exit'}"]
-    if leading:
+    loads = ["vload:", *whole_lines, "  br label %vstep",
+             "tload:", *part_lines, "  br label %vstep"]
+    if leading:  # step's stores, then the next row of the block (_column_blocks)
         out = len(pointer_inputs) + outputs.index(red.outvars[0])
-        blocks = _column_blocks(isa, decls, acc_dt, acc_t, acc_init,
-                                np.dtype(red.outvars[0].aval.dtype), f"%p{out}")
-        body_blocks = [*row, *vec, *vbody, *rowend]
-        fn = [_BODY % name, *head, *blocks[0], *body_blocks, *blocks[1]]
+        before, after = _column_blocks(isa, decls, acc_dt, acc_t, acc_init, term,
+                                       np.dtype(red.outvars[0].aval.dtype), f"%p{out}")
+        row.insert(2, f"  %acc = phi {acc_t} [%acc0, %colstart], [{term}, %rowlatch]")
+        fn = [_BODY % name, *head, *before, *row, *loads,
+              "vstep:", *step_lines, "  br i1 %last, label %vlast, label %vnext",
+              "vnext:", *full.lines, "  br label %rowlatch",
+              "vlast:", *last.lines, "  br label %rowlatch", *after]
     else:
+        if red is not None and not pairwise:  # lanes past the row's end add the identity
+            acc_next = accumulate(full, "%acc", term)
+            identities = "<" + ", ".join([f"{_LLVM[acc_dt]} {_const(identity, acc_dt)}"] * w)
+            identities += ">"
+            acc_last = accumulate(last, "%acc", last.emit(
+                f"select <{w} x i1> %mask, {term_t} {term}, {term_t} {identities}"))
+        vec = ["vec:", "  %c = phi i64 [%clo, %row], [%cnext, %vnext]"]
+        if red is not None and not pairwise:
+            vec.append(f"  %acc = phi {acc_t} [{acc_init}, %row], [{acc_next}, %vnext]")
+        vec += ["  %rem = sub i64 %chi, %c",
+                f"  %fullstep = icmp sge i64 %rem, {w}",
+                "  br i1 %fullstep, label %vload, label %tail",
+                "tail:", "  %left = icmp sgt i64 %rem, 0",
+                "  br i1 %left, label %tload, label %rowdone", *loads]
+        vbody = ["vstep:", *step_lines, "  br i1 %last, label %vlast, label %vnext",
+                 "vnext:", *full.lines, f"  %cnext = add i64 %c, {w}", "  br label %vec",
+                 "vlast:", *last.lines, "  br label %rowdone"]
+        done = ["rowdone:"]
+        if red is not None and not pairwise:
+            done.append(f"  %accf = phi {acc_t} [%acc, %tail], [{acc_last}, %vlast]")
+            out_dt = np.dtype(red.outvars[0].aval.dtype)
+            scalar_acc = _LLVM[acc_dt]
+            if combine == "add":
+                decls.add(f"declare {scalar_acc} @llvm.vector.reduce.fadd.v{aw}{_mt(acc_dt)}("
+                          f"{scalar_acc}, {acc_t})")
+                done.append(f"  %tot = call {scalar_acc} @llvm.vector.reduce.fadd.v{aw}"
+                            f"{_mt(acc_dt)}({scalar_acc} {_const(0.0, acc_dt)}, {acc_t} %accf)")
+            else:
+                op = "fmaximum" if combine == "maximum" else "fminimum"
+                decls.add(f"declare {scalar_acc} @llvm.vector.reduce.{op}.v{aw}{_mt(acc_dt)}("
+                          f"{acc_t})")
+                done.append(f"  %tot = call {scalar_acc} @llvm.vector.reduce.{op}.v{aw}"
+                            f"{_mt(acc_dt)}({acc_t} %accf)")
+            total = "%tot"
+            if out_dt != acc_dt:
+                done.append(f"  %totc = fptrunc {scalar_acc} %tot to {_LLVM[out_dt]}")
+                total = "%totc"
+            j = len(pointer_inputs) + outputs.index(red.outvars[0])
+            # a thread summing a share of one row's columns leaves its total in %part
+            done += ["  %topart = icmp ne ptr %part, null",
+                     "  br i1 %topart, label %partial, label %whole",
+                     "partial:", f"  store {scalar_acc} %tot, ptr %part", "  br label %rowend",
+                     "whole:"]
+            done.append(f"  %ra = getelementptr {_LLVM[out_dt]}, ptr %p{j}, i64 %r")
+            done.append(f"  store {_LLVM[out_dt]} {total}, ptr %ra")
+        if pairwise:
+            dt = np.dtype(red.outvars[0].aval.dtype)
+            j = len(pointer_inputs) + outputs.index(red.outvars[0])
+            done += [f"  %pw = call {_LLVM[dt]} @{pairwise_name(dt)}(ptr %scratch, i64 %C)",
+                     # NumPy adds the row's sum to the identity (so a sum of -0.0 is +0.0)
+                     f"  %tot = fadd {_LLVM[dt]} {_const(0.0, dt)}, %pw",
+                     f"  %ra = getelementptr {_LLVM[dt]}, ptr %p{j}, i64 %r",
+                     f"  store {_LLVM[dt]} %tot, ptr %ra"]
+        done.append("  br label %rowend")
+        rowend = ["rowend:", "  %rnext = add i64 %r, 1", "  %rmore = icmp slt i64 %rnext, %rhi",
+                  "  br i1 %rmore, label %row, label %exit"]
         fn = [_BODY % name, *head, *row, *vec, *vbody, *done, *rowend]
     fn.append("exit:")
     if any(streamed):  # nontemporal stores are weakly ordered: done before anyone reads them
@@ -1400,61 +1418,72 @@ def _store(b: _Builder, decls: set, value: str, dt: np.dtype, base: str, index: 
 
 
 def _column_blocks(isa: Isa, decls: set, acc_dt: np.dtype, acc_t: str, acc_init: str,
-                   out_dt: np.dtype, out: str) -> tuple[list[str], list[str]]:
-    """The loop over blocks of COLUMN_BLOCK columns around a leading-axis reduction's row
-    loop: (before the rows: the block's bounds, totals set to the identity; after them: the
-    totals converted to the output dtype and stored)."""
+                   total: str, out_dt: np.dtype, out: str) -> tuple[list[str], list[str]]:
+    """The loops around a leading-axis reduction's row loop: blocks of COLUMN_BLOCK columns,
+    blocks of ROW_BLOCK rows in each, steps of W columns in each, and the block's rows
+    innermost (the row loop adds `total`): a step's totals stay in registers while its rows
+    pass, wait in %scratch between blocks of rows, and are converted to the output dtype and
+    stored after the last; each column takes its rows in order, as NumPy adds them.  Only
+    the stores cost (a 256-bit store takes two cycles of AMD's Zen 1), so a column's totals
+    go to memory once per block of rows.  Returns (the lines before the row loop, after it)."""
     w, cb, acc = isa.lanes, COLUMN_BLOCK, _LLVM[acc_dt]
     size = _SIZE[acc_dt]
-    before = ["cblock:", "  %c0 = phi i64 [%clo, %entry], [%c0next, %bdone]",
-              f"  %c0cb = add i64 %c0, {cb}",
-              "  %cfull = icmp slt i64 %c0cb, %chi",
-              "  %cend = select i1 %cfull, i64 %c0cb, i64 %chi",
-              "  %bw = sub i64 %cend, %c0",
-              f"  %bwv = and i64 %bw, {-w}",
-              "  %cv = add i64 %c0, %bwv",
-              "  br label %iloop",
-              "iloop:",
-              "  %ii = phi i64 [0, %cblock], [%iinext, %iloop]",
-              f"  %ia = getelementptr {acc}, ptr %scratch, i64 %ii",
-              f"  store {acc_t} {acc_init}, ptr %ia, align {size}",
-              f"  %iinext = add i64 %ii, {w}",
-              "  %imore = icmp slt i64 %iinext, %bw",
-              "  br i1 %imore, label %iloop, label %rowcheck",
-              "rowcheck:",
-              "  %anyrow = icmp slt i64 %rlo, %rhi",
-              "  br i1 %anyrow, label %row, label %flush"]
-
-    def flush(masked: bool, suffix: str) -> list[str]:
-        b = _Builder(isa, suffix, decls)
-        mask = None
-        if masked:
-            b.lines.append(f"  %fleft{suffix} = sub i64 %cend, %fc")
-            mask = _mask(b, f"%fleft{suffix}")
-        at = b.emit("sub i64 %fc, %c0")
-        addr = b.emit(f"getelementptr {acc}, ptr %scratch, i64 {at}")
-        value = b.emit(f"load {acc_t}, ptr {addr}, align {size}")
-        if out_dt != acc_dt:
-            value = b.emit(f"fptrunc {acc_t} {value} to {b.ty(out_dt)}")
-        _store(b, decls, value, out_dt, out, "%fc", mask)
-        return b.lines
-
-    after = ["flush:",
-             "  br label %floop",
-             "floop:",
-             "  %fc = phi i64 [%c0, %flush], [%fcnext, %fbody]",
-             "  %fmore = icmp slt i64 %fc, %cv",
-             "  br i1 %fmore, label %fbody, label %ftail",
-             "fbody:", *flush(False, "f"),
-             f"  %fcnext = add i64 %fc, {w}",
-             "  br label %floop",
-             "ftail:",
-             "  %fleft = icmp slt i64 %fc, %cend",
-             "  br i1 %fleft, label %ftbody, label %bdone",
-             "ftbody:", *flush(True, "g"),
-             "  br label %bdone",
+    decls.add("declare i64 @llvm.umin.i64(i64, i64)")
+    before = ["cblock:",
+              "  %c0 = phi i64 [%clo, %entry], [%c0next, %bdone]",
+              f"  %c0next = add i64 %c0, {cb}",
+              "  %cend = call i64 @llvm.umin.i64(i64 %c0next, i64 %chi)",
+              "  br label %rblock",
+              "rblock:",  # (no rows at all: one block of none, the totals the identity)
+              "  %r0 = phi i64 [%rlo, %cblock], [%r1, %rbdone]",
+              f"  %r0end = add i64 %r0, {ROW_BLOCK}",
+              "  %r1 = call i64 @llvm.umin.i64(i64 %r0end, i64 %rhi)",
+              "  %firstrows = icmp eq i64 %r0, %rlo",
+              "  %lastrows = icmp eq i64 %r1, %rhi",
+              "  %anyrows = icmp slt i64 %r0, %r1",
+              "  br label %vec",
+              "vec:",
+              "  %c = phi i64 [%c0, %rblock], [%cnext, %cstep]",
+              "  %rem = sub i64 %cend, %c",
+              "  %at = sub i64 %c, %c0",
+              f"  %sa = getelementptr {acc}, ptr %scratch, i64 %at",
+              "  br i1 %firstrows, label %colstart, label %colload",
+              "colload:",
+              f"  %accl = load {acc_t}, ptr %sa, align {size}",
+              "  br label %colstart",
+              "colstart:",
+              f"  %acc0 = phi {acc_t} [{acc_init}, %vec], [%accl, %colload]",
+              f"  %fullstep = icmp sge i64 %rem, {w}",
+              "  br i1 %anyrows, label %row, label %colend"]
+    b = _Builder(isa, "o", decls)
+    value = "%tot"
+    if out_dt != acc_dt:
+        value = b.emit(f"fptrunc {acc_t} %tot to {b.ty(out_dt)}")
+    whole = _Builder(isa, "f", decls)
+    _store(whole, decls, value, out_dt, out, "%c", None)
+    part = _Builder(isa, "g", decls)
+    _store(part, decls, value, out_dt, out, "%c", _mask(part, "%rem"))
+    after = ["rowlatch:",
+             "  %rnext = add i64 %r, 1",
+             "  %rmore = icmp slt i64 %rnext, %r1",
+             "  br i1 %rmore, label %row, label %colend",
+             "colend:",
+             f"  %tot = phi {acc_t} [%acc0, %colstart], [{total}, %rowlatch]",
+             "  br i1 %lastrows, label %emit, label %keep",
+             "keep:",
+             f"  store {acc_t} %tot, ptr %sa, align {size}",
+             "  br label %cstep",
+             "emit:", *b.lines,
+             "  br i1 %fullstep, label %emitwhole, label %emitpart",
+             "emitwhole:", *whole.lines, "  br label %cstep",
+             "emitpart:", *part.lines, "  br label %cstep",
+             "cstep:",
+             f"  %cnext = add i64 %c, {w}",
+             "  %cmore = icmp slt i64 %cnext, %cend",
+             "  br i1 %cmore, label %vec, label %rbdone",
+             "rbdone:",
+             "  br i1 %lastrows, label %bdone, label %rblock",
              "bdone:",
-             f"  %c0next = add i64 %c0, {cb}",
              "  %bmore = icmp slt i64 %c0next, %chi",
              "  br i1 %bmore, label %cblock, label %exit"]
     return before, after
