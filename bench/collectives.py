@@ -2,10 +2,14 @@
 
     .venv/bin/python bench/collectives.py [--quick] [--jax-python /work/oracle/bin/python]
 
-One run prints one table, three columns of runs, each a worker process running this file:
+One run prints one table, four columns of runs, each a worker process running this file:
   pyjax pmap on 4 local devices (PYJAX_NUM_CPU_DEVICES=4);
   pyjax across 2 MPI processes x 2 devices (`mpirun -n 2 python -m mpi4py`, 4 global devices);
-  JAX's pmap on 4 forced CPU devices, when `--jax-python` names a Python that imports JAX.
+  JAX's pmap on 4 forced CPU devices, when `--jax-python` names a Python that imports JAX;
+  JAX's pmap across 2 processes x 2 forced devices (jax.distributed on this machine, its CPU
+  collectives over gloo), with `--jax-python` too.
+pyjax's local column is compared with JAX's, its 2-process column with JAX's 2 processes (the
+same layout) and with JAX's local pmap.
 A message is one device's operand (float32; all_gather's result is 4 times larger) and the
 bandwidth is message bytes / time.  ppermute shifts by one around the ring of 4 devices.
 Sizes run 1 KB - 64 MB (1 MB with --quick).  The MPI runs use the venv's mpirun (pip's
@@ -36,9 +40,13 @@ SIZES = [KB * 4 ** i for i in range(9)]  # 1 KB ... 64 MB
 QUICK_LAST = 1024 * KB
 DEVICES = 4
 COLLECTIVES = ("psum", "all_gather", "ppermute")
-LOCAL_COLUMN, MPI_COLUMN, JAX_COLUMN = ("pyjax pmap 4 local", "pyjax 2 procs x 2",
-                                        "JAX pmap 4 devices")
-RATIO_LABELS = {LOCAL_COLUMN: "local", MPI_COLUMN: "2 procs"}
+LOCAL_COLUMN, MPI_COLUMN, JAX_COLUMN, JAX_MP_COLUMN = (
+    "pyjax pmap 4 local", "pyjax 2 procs x 2", "JAX pmap 4 devices", "JAX 2 procs x 2")
+#: the ratios printed: (label, pyjax's column, JAX's column)
+RATIOS = (("local", LOCAL_COLUMN, JAX_COLUMN), ("2p/2p", MPI_COLUMN, JAX_MP_COLUMN),
+          ("2p/local", MPI_COLUMN, JAX_COLUMN))
+#: where JAX's processes meet (jax.distributed's coordinator)
+JAX_COORDINATOR = "127.0.0.1:12871"
 TARGET_SECONDS = 0.04  # per round of calls
 ROUNDS = 7  # the best round counts (2 for calls over 20 ms)
 
@@ -114,7 +122,14 @@ def worker(library: str, sizes: list, out_path: str) -> None:
     else:
         import pyjax as jax
     agree, barrier, mpi = (lambda n: n), (lambda: None), None
-    if IN_JOB:
+    if library == "jax" and "BENCH_JAX_PROCESS" in os.environ:
+        jax.config.update("jax_cpu_collectives_implementation", "gloo")
+        jax.distributed.initialize(JAX_COORDINATOR, 2, int(os.environ["BENCH_JAX_PROCESS"]))
+        from jax.experimental import multihost_utils
+        agree = lambda n: int(np.max(multihost_utils.process_allgather(np.int32(n))))  # noqa
+        barrier = lambda: multihost_utils.sync_global_devices("round")  # noqa: E731
+        mpi = "gloo (jax.distributed)"
+    elif IN_JOB:
         jax.distributed.initialize()
         from mpi4py import MPI
         comm = MPI.COMM_WORLD
@@ -135,7 +150,10 @@ def run_worker(library: str, sizes: list, python: str, env: dict, processes: int
     with tempfile.TemporaryDirectory() as tmp:
         out_path = os.path.join(tmp, "results.json")
         args = ["--worker", library, "--out", out_path, "--sizes", ",".join(map(str, sizes))]
-        if processes:
+        if processes and library == "jax":
+            if not _run_jax_processes(python, args, env, processes):
+                return None
+        elif processes:
             if not run_under_mpirun(__file__, processes, args, env=env, timeout=1200):
                 return None
         else:
@@ -153,6 +171,19 @@ def run_worker(library: str, sizes: list, python: str, env: dict, processes: int
         return run["results"]
 
 
+def _run_jax_processes(python: str, args: list, env: dict, processes: int) -> bool:
+    """Run JAX's worker as `processes` processes of one jax.distributed job on this machine."""
+    full = {k: v for k, v in os.environ.items()
+            if not k.startswith(("PYJAX_NUM", "JAX_NUM", "XLA_FLAGS"))}
+    procs = [subprocess.Popen([python, os.path.abspath(__file__), *args],
+                              env={**full, **env, "BENCH_JAX_PROCESS": str(i)})
+             for i in range(processes)]
+    codes = [p.wait(timeout=1200) for p in procs]
+    if any(codes):
+        print(f"JAX's workers across processes failed with exit statuses {codes}")
+    return not any(codes)
+
+
 def cell(seconds: float | None, size: int) -> str:
     if seconds is None:
         return f"{'-':>9} {'-':>8}"
@@ -165,35 +196,36 @@ def ratio(jax_s: float | None, ours: float | None) -> str:
 
 def report(runs: dict, sizes: list) -> None:
     columns = list(runs)
-    jax = runs.get(JAX_COLUMN)
-    ours = [c for c in columns if c != JAX_COLUMN]
+    ratios = [(label, ours, theirs) for label, ours, theirs in RATIOS
+              if runs.get(ours) and runs.get(theirs)]
     print("\n" + " " * 22 + "".join(f"{c:^19}" for c in columns)
-          + ("   JAX time / pyjax time" if jax else ""))
+          + ("   JAX time / pyjax time" if ratios else ""))
     print(f"{'collective':<11}{'size':>7}    " + "".join(f"{'us':>9} {'GB/s':>8} " for _ in columns)
-          + "".join(f"{RATIO_LABELS[c]:>9}" for c in ours if jax))
-    speedups = {c: [] for c in ours if jax}
+          + "".join(f"{label:>9}" for label, _, _ in ratios))
+    speedups: dict = {r: [] for r in ratios}
     for name in COLLECTIVES:
         for size in sizes:
             key = f"{name} {size}"
             row = f"{name:<11}{label(size):>7}    "
             row += "".join(cell((runs[c] or {}).get(key), size) + " " for c in columns)
-            for c in speedups:
-                mine = (runs[c] or {}).get(key)
-                row += " " + ratio(jax.get(key), mine)
-                if mine and size <= 64 * KB:
-                    speedups[c].append(jax[key] / mine)
+            for r in ratios:
+                mine, theirs = runs[r[1]].get(key), runs[r[2]].get(key)
+                row += " " + ratio(theirs, mine)
+                if mine and theirs and size <= 64 * KB:
+                    speedups[r].append(theirs / mine)
             print(row)
-    for c, values in speedups.items():
+    for (_, ours, theirs), values in speedups.items():
         if values:
             verdict = "met" if min(values) >= 10 else "not met"
-            print(f"{c}: JAX / pyjax for messages <= 64 KB from {min(values):.1f}x to "
-                  f"{max(values):.1f}x (target >= 10x: {verdict})")
+            print(f"{ours} against {theirs}: JAX / pyjax for messages <= 64 KB from "
+                  f"{min(values):.1f}x to {max(values):.1f}x (target >= 10x: {verdict})")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="stop at 1 MB")
     parser.add_argument("--jax-python", help="a Python that imports JAX, for its pmap")
+    parser.add_argument("--upto", type=int, help="the largest message, in bytes")
     parser.add_argument("--worker", choices=("pyjax", "jax"), help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
     parser.add_argument("--sizes", help=argparse.SUPPRESS)
@@ -201,7 +233,8 @@ def main() -> None:
     if args.worker:
         worker(args.worker, [int(s) for s in args.sizes.split(",")], args.out)
         return
-    sizes = [s for s in SIZES if not args.quick or s <= QUICK_LAST]
+    largest = args.upto or (QUICK_LAST if args.quick else SIZES[-1])
+    sizes = [s for s in SIZES if s <= largest]
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; a message is one "
           "device's operand (float32), bandwidth = message bytes / time")
     runs = {LOCAL_COLUMN: run_worker("pyjax", sizes, sys.executable,
@@ -212,6 +245,10 @@ def main() -> None:
         runs[JAX_COLUMN] = run_worker(
             "jax", sizes, args.jax_python,
             {"XLA_FLAGS": f"--xla_force_host_platform_device_count={DEVICES}"})
+        runs[JAX_MP_COLUMN] = run_worker(
+            "jax", sizes, args.jax_python,
+            {"XLA_FLAGS": f"--xla_force_host_platform_device_count={DEVICES // 2}"},
+            processes=2)
     report(runs, sizes)
 
 
