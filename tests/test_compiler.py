@@ -329,7 +329,7 @@ _LEADING = {"sum": lambda axis: lambda a: jnp.sum(a * 3.0, axis=axis),
 @pytest.mark.parametrize("shape,axis", [
     ((513, 1027), 0), ((1, 7), 0), ((5, 1), 0), ((300, 1), 0), ((9, 16), 0), ((3, 2049), 0),
     ((7, 9, 11), (0, 1)), ((7, 9, 11), 0), ((4100, 3), 0), ((5000, 33), 0), ((8, 33), 0),
-    ((16, 31), 0), ((17, 2080), 0)])
+    ((16, 31), 0), ((17, 2080), 0), ((9, 8200), 0)])
 @pytest.mark.parametrize("op", sorted(_LEADING))
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_tier1_leading_reductions_have_tier0_bits(shape, axis, op, dtype, monkeypatch):

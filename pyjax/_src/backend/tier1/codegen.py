@@ -662,16 +662,22 @@ def unrolled(isa: Isa) -> Isa:
 
 #: most operations a leading-axis reduction's terms may cost for a step of four vectors
 LIGHT_TERMS = 2
+#: fewest elements a leading-axis reduction must have for a step of four vectors
+WIDE_STEP_ELEMENTS = 1 << 16
 
 
 def _leading_lanes(cluster: Any, lanes: int) -> int:
     """Columns a step of a leading-axis reduction takes: four vectors where its terms cost
     little (a plain sum: the chain of additions down each column is the step's latency, 3-4
-    cycles a row, and four chains overlap; psum of 4 x 16384 floats 12.3 -> 6.9 µs), one
-    where they cost more (four would compile ~50% longer for ~15% speed)."""
+    cycles a row, and four chains overlap; psum's sum of 4 x 16384 floats 13.2 -> 6.9 µs)
+    and it is large enough to repay their compile (its masked last step makes a light
+    kernel's ~16 ms ~22); one where its terms cost more (four compiled ~50% longer for ~15%
+    speed)."""
     work = [e for e in cluster.eqns if e is not cluster.reduction
             and e.primitive.name not in ("broadcast_in_dim", "convert_element_type")]
-    return 4 * lanes if len(work) <= LIGHT_TERMS and lanes < 16 else lanes
+    wide = (len(work) <= LIGHT_TERMS and math.prod(cluster.shape) >= WIDE_STEP_ELEMENTS
+            and lanes < 16)
+    return 4 * lanes if wide else lanes
 
 
 def kernel_ir(cluster: Any, isa: Isa) -> tuple[str, Layout]:
