@@ -13,7 +13,6 @@ tests/oracle/record_image.py) and against float64 NumPy references.
 from __future__ import annotations
 
 import math
-import re
 import warnings
 from typing import Any
 
@@ -43,9 +42,6 @@ def _cases(x64: bool) -> dict[str, tuple]:
 CASES = {False: _cases(False), True: _cases(True)}
 
 #: recorded outputs pyjax does not reproduce, for reasons outside jax.image (strict xfails)
-_WEAK_LITERAL = ("jnp.maximum of two Python floats (the antialiasing kernel scale): JAX keeps "
-                 "the weak literal at Python-float precision (0.6666666666666666:f32[]), pyjax "
-                 "prints it rounded to float32")
 _LIST_DTYPE = ("promote_dtypes_inexact of a Python list: JAX raises 'Cannot determine dtype "
                "of [1.5]', pyjax's dtype lookup 'unhashable type: list'")
 _CONST_CONVERT = ("pyjax folds convert_element_type of a NumPy constant while staging; JAX "
@@ -62,18 +58,6 @@ KNOWN_JAXPR_DIFFERENCES: dict[tuple[str, bool], str] = {
 KNOWN_VALUE_DIFFERENCES: dict[tuple[str, bool], str] = {
     (n, x64): _LIST_DTYPE for n in ("st_neg_axis", "st_python_scalars", "st_no_dims",
                                     "st_align_corners") for x64 in (False, True)}
-
-
-def _weak_literal(jaxpr: str) -> bool:
-    """Whether JAX's jaxpr holds a float32 literal of jnp.maximum(1 / scale, 1.0) that float32
-    cannot represent (printed at Python-float precision: _WEAK_LITERAL)."""
-    return any(float(v) != float(np.float32(v))
-               for v in re.findall(r"max (-?[0-9.e+-]+):f32\[\] 1\.0:f32\[\]", jaxpr))
-
-
-for (_name, _x64), _rec in RECORDS.items():
-    if _weak_literal(_rec.get("jaxpr", "")):
-        KNOWN_JAXPR_DIFFERENCES.setdefault((_name, _x64), _WEAK_LITERAL)
 
 
 def _params(kind: str) -> list[Any]:

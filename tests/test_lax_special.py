@@ -142,8 +142,6 @@ JAXPR_CASES = {name: (fn, args) for name, fn, args in
 
 #: recorded cases (name, with x64) pyjax does not reproduce yet, with the reason
 _KNOWN = {
-    ("grad_erf_inv", False): "JAX's _const gives a weak Python scalar for weakly typed rank-0 examples "
-                    "(printed at float64 precision); elementwise._const rounds it to float32",
     ("jvp_population_count", False): "pyjax.jvp does not accept float0 tangents",
     ("jvp_clz", False): "pyjax.jvp does not accept float0 tangents",
 }

@@ -64,8 +64,6 @@ KNOWN_JAXPR_DIFFERENCES = {
                          "JAX keeps the batched axes=(np.int64(4),) (ad/batching)",
     ("dpa_grad", True): "a dead reduce_sum of the linearized softmax prints axes=(4,) where "
                         "JAX keeps the batched axes=(np.int64(4),) (ad/batching)",
-    ("standardize_mean_var", False): "JAX keeps a weak Python-scalar literal at float64 "
-                                     "precision (1e-05:f32[]); pyjax rounds it to float32",
 }
 _JIT_PARTIAL_EVAL = ("grad through a jitted function: JAX linearizes a jit call directly "
                      "(pjit's linearize rule: primal outputs that are forwarded inputs are "

@@ -21,8 +21,6 @@ RECORDS = load("nn_initializers.json")["records"]
 
 _DIAGONAL = ("jnp.linalg.diagonal: JAX stages jit[name=diagonal] holding a platform_dependent cond "
              "(a mosaic branch); pyjax's is a plain gather (numpy/linalg.py)")
-_WEAK_LITERAL = ("weak-typed Python-scalar literals print as JAX's TypedFloat does (0.3, not "
-                 "0.30000001192092896) in JAX only (core/pretty.py)")
 
 
 def known_difference(record: dict) -> str | None:
@@ -31,8 +29,6 @@ def known_difference(record: dict) -> str | None:
     if record["kind"] == "jaxpr":
         if "orthogonal" in name:
             return _DIAGONAL
-        if name == "jaxpr random.binomial" and not record["x64"]:
-            return _WEAK_LITERAL
         return None
     return None
 

@@ -19,12 +19,9 @@ import record_random_sweep as recorder
 
 DATA = load("random_sweep.json")
 
-_WEAK_LITERALS = ("JAX keeps a weakly typed Python float constant as it is (printed 0.01); "
-                  "pyjax rounds it to float32 (0.009999999776482582)")
 _DIAGONAL = "jnp.diagonal is not yet staged as JAX's jit[name=diagonal] (platform_index)"
 #: (name, x64) -> why pyjax's jaxpr differs from JAX's
 JAXPR_DIFFERENCES = {
-    ("binomial", False): _WEAK_LITERALS, ("binomial large", False): _WEAK_LITERALS,
     **{(name, x64): _DIAGONAL for name in ("orthogonal", "orthogonal batched")
        for x64 in (False, True)},
 }

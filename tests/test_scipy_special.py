@@ -356,16 +356,12 @@ KNOWN_DIFFERENCES = {
     "grad_hyp1f1_x": "JAX's defjvps sums the per-argument tangents (add_any) after running all "
                      "rules; pyjax's adds each as it comes",
 }
-#: x64-specific ones
-KNOWN_DIFFERENCES_X32 = {
-    "sph_harm_y": "jnp.sqrt of a Python float: JAX prints the weak literal at float64 precision"}
 
 
 def _jaxpr_records() -> list[Any]:
     out = []
     for r in DATA["jaxprs"]:
-        reason = KNOWN_DIFFERENCES.get(r["name"]) or (
-            None if r["x64"] else KNOWN_DIFFERENCES_X32.get(r["name"]))
+        reason = KNOWN_DIFFERENCES.get(r["name"])
         marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
         out.append(pytest.param(r, id=f"{r['name']}-{'x64' if r['x64'] else 'x32'}",
                                 marks=marks))

@@ -560,6 +560,17 @@ def jaxpr_cases(jax, jnp, lax, np, x64=False):
     add("numpy_constant_grad", jax.grad(lambda x: jnp.sum(lax.cond(
         x[0] > 0, lambda: x * n_vec, lambda: x) * n_vec)), f3)
 
+    # weakly typed Python constants: JAX keeps the Python number (printed 0.01, not float32's
+    # 0.009999999776482582); strong or converted ones print their converted value
+    add("weak_python_float_times_weak", lambda x: 0.01 * x, 0.3)
+    add("weak_full_like_of_weak", lambda x: lax.select(x > 0, x, lax.full_like(x, 0.01)), 0.3)
+    add("weak_full", lambda x: lax.full((), 0.01) + x, f3)
+    add("weak_full_like_strong", lambda x: lax.full_like(x, 0.01) + x, f3)
+    add("weak_in_inline_jit", lambda x: jax.jit(lambda y: 0.1 * y, inline=True)(x), 0.3)
+    add("weak_complex", lambda x: x * (0.1 + 0.2j), 0.5j)
+    add("weak_float_into_bf16", lambda x: x.astype(jnp.bfloat16) * 0.01, 0.3)
+    add("weak_sum_of_floats", lambda x: x + (0.1 + 0.2), 0.3)
+
     # ---- transformations (for later) ----
     add("ad_grad", lambda x: jax.grad(lambda y: jnp.sum(y ** 2))(x), f3)
     add("ad_grad_sin", lambda x: jax.grad(lambda y: jnp.sin(y) * y)(x), f0)

@@ -13,7 +13,7 @@ import numpy as np
 from pyjax._src import caches, errors
 from pyjax._src.config import config
 from pyjax._src.core import dtypes
-from pyjax._src.core.array import Array, ArrayImpl
+from pyjax._src.core.array import Array, ArrayImpl, weak_constant
 from pyjax._src.core.avals import ShapedArray
 
 _INT_BOUNDS = {dtypes.int32: (-2**31, 2**31 - 1), dtypes.int64: (-2**63, 2**63 - 1)}
@@ -102,7 +102,7 @@ def as_operand(x: Any) -> Any:
         return x
     if hasattr(x, "__jax_array__"):
         return as_operand(x.__jax_array__())
-    return ArrayImpl(*private_buffer(x))
+    return weak_constant(x, *private_buffer(x))  # (a Python float kept, as JAX keeps it)
 
 
 def aval_of(x: Any) -> ShapedArray:

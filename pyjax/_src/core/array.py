@@ -41,7 +41,7 @@ class ArrayImpl(Array):
     """A concrete array: an immutable NumPy buffer plus JAX's weak-type flag."""
 
     __slots__ = ("_buf", "_weak", "_read_only", "_committed", "_sharding", "_in_trace",
-                 "__weakref__")
+                 "_python", "__weakref__")
 
     def __init__(self, buf: np.ndarray, weak: bool = False):
         self._buf = buf
@@ -60,6 +60,15 @@ class ArrayImpl(Array):
             return self._in_trace
         except AttributeError:
             return False
+
+    def python_value(self) -> Any:
+        """The Python float or complex this weak 0-d constant was made from while tracing
+        (`weak_constant`), else None: JAX keeps that number itself as the constant
+        (a TypedFloat), so its literal prints `0.01:f32[]`, not float32's 0.0099999997..."""
+        try:
+            return self._python
+        except AttributeError:
+            return None
 
     # -- metadata ---------------------------------------------------------------------------
     @property
@@ -301,3 +310,16 @@ class ArrayImpl(Array):
     def __format__(self, spec: str) -> str:
         # as JAX: a scalar formats as its NumPy scalar, so f"{float32 0.1}" is 0.10000000149011612
         return format(self._buf[()] if self._buf.ndim == 0 else self._buf, spec)
+
+
+def weak_constant(value: Any, buf: np.ndarray, weak: bool) -> ArrayImpl:
+    """The constant `value` converted to `buf` (weak when `weak`).  Made while tracing from a
+    Python float or complex whose own (weak) dtype `buf` keeps, it remembers `value`: JAX
+    stages that number itself (a TypedFloat), so the literal prints as the user wrote it
+    (`0.01:f32[]`); one converted to another dtype prints its converted value, as in JAX."""
+    out = ArrayImpl(buf, weak)
+    if weak and type(value) in (float, complex) \
+            and trace_state.trace is not None \
+            and dtypes.dtype_and_weak(value)[0] == buf.dtype:
+        out._python = value
+    return out

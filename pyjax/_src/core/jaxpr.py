@@ -14,6 +14,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from pyjax._src.core import pretty as pp
+from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
 
 
@@ -242,6 +243,8 @@ class PrintContext:
 def pp_atom(atom: Atom, context: PrintContext) -> str:
     if type(atom) is Literal:
         value = atom.val
+        if type(value) is ArrayImpl and value.python_value() is not None:
+            value = value.python_value()  # a weak constant JAX keeps as the Python number
         text = "[...]" if np.shape(value) else str(np.asarray(value).item())
         return f"{text}:{atom.aval.str_short(True)}"
     return context.name(atom)

@@ -16,7 +16,7 @@ from pyjax._src.backend.fp_mode import run_flushing
 from pyjax._src.backend.eager_plans import plain_eager
 from pyjax._src.backend.specialized import exact
 from pyjax._src.core import dtypes, primitive
-from pyjax._src.core.array import ArrayImpl
+from pyjax._src.core.array import ArrayImpl, weak_constant
 from pyjax._src.parallel import propagation
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.primitive import Primitive
@@ -50,7 +50,7 @@ def _const(x: Any, value: Any) -> ArrayImpl:
     if weak and np.ndim(x) == 0:
         scalar = _PY_SCALAR_OF_KIND[dtype.kind](value)
         if dtypes.dtype_and_weak(scalar)[0] == dtype:
-            return ArrayImpl(np.array(scalar, dtype), True)
+            return weak_constant(scalar, np.array(scalar, dtype), True)
     return ArrayImpl(np.array(value).astype(dtype), False)
 
 
@@ -1430,7 +1430,7 @@ def convert_element_type(operand: Any, new_dtype: Any, weak_type: bool = False) 
         out = run_flushing(_convert_impl_to, buf, new_dtype)
     else:  # a Python or NumPy constant, which JAX converts in NumPy
         out = detach(np.asarray(_convert_impl(buf, new_dtype=new_dtype)), (operand,), False)
-    return ArrayImpl(out, bool(weak_type))  # never a view of the caller's NumPy array
+    return weak_constant(operand, out, bool(weak_type))  # never a view of a caller's array
 
 
 def _convert_impl_to(buf: np.ndarray, new_dtype: np.dtype) -> np.ndarray:

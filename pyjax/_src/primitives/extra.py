@@ -12,7 +12,7 @@ import numpy as np
 from pyjax._src.primitives._fp import ignore_fp_errors
 from pyjax._src.backend.dispatch import private_buffer
 from pyjax._src.core import dtypes
-from pyjax._src.core.array import Array, ArrayImpl
+from pyjax._src.core.array import Array, ArrayImpl, weak_constant
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.parallel import propagation
 from pyjax._src.primitives import elementwise as ew
@@ -298,7 +298,7 @@ def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
     else:
         fill_dtype, weak = dtypes.check_user_dtype(dtype), False
     if type(fill_value) in _PY_SCALARS:  # a constant: converted now (ints wrap, as in JAX)
-        fill = ArrayImpl(np.asarray(fill_value).astype(fill_dtype), weak)
+        fill = weak_constant(fill_value, np.asarray(fill_value).astype(fill_dtype), weak)
     else:
         fill = ew.convert_element_type(fill_value, fill_dtype, weak)
     return shp.broadcast_in_dim(fill, shape, ()) if shape else fill
