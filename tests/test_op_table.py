@@ -54,7 +54,7 @@ NOT_DIRECTLY_CALLABLE: dict[str, tuple[str, bool]] = {
               "with JAX", True) for name in ("pvary", "psum_invariant")},
     **{name: ("collective: needs a named vmap/pmap axis; tests/test_collectives_extra.py "
               "compares it with JAX on 4 devices", linear)
-       for name, linear in (("pbroadcast", True), ("psend", False),
+       for name, linear in (("pbroadcast", True), ("psend", False), ("precv", False),
                             ("ragged_all_to_all", False))},
     "sharding_constraint": ("takes a Sharding param; tests/test_collectives_extra.py compares "
                             "its values and jaxprs with JAX", True),
@@ -327,6 +327,7 @@ NO_BATCH_RULE = {"iota": "no operands: never batched",
 
 #: primitives JAX 0.10.2 gives no differentiation rule (pyjax then raises JAX's error)
 NO_JVP_RULE = {"psend": "JAX's psend has no jvp: differentiating it is JAX's NotImplementedError",
+               "precv": "JAX's precv has no jvp (its value comes from a token)",
                **{name: "not yet: references under jvp (JAX has these rules)"
                   for name in ("new_ref", "get", "swap", "addupdate", "freeze", "empty_ref", "free_ref")},
                "scaled_dot": "JAX's scaled_dot has no jvp (documented as not differentiable)"}

@@ -45,7 +45,7 @@ _LAZY_FAMILIES = {
     # collectives and sharding constraints
     "pyjax._src.parallel.collectives": (
         "all_gather all_to_all axis_index pmax pmean pmin ppermute psum psum_scatter "
-        "axis_size pbroadcast pcast psend pshuffle pswapaxes ragged_all_to_all "
+        "axis_size pbroadcast pcast precv psend pshuffle pswapaxes ragged_all_to_all "
         "ragged_all_to_all_p sharding_constraint_p with_sharding_constraint"),
     "pyjax._src.primitives.reduce": "reduce reduce_p",
     "pyjax._src.primitives.topk": "approx_max_k approx_min_k approx_top_k_p top_k top_k_p",

@@ -1,6 +1,6 @@
 """Record what JAX 0.10.2 computes (or raises) for the collectives added in
 pyjax/_src/parallel/collectives.py (axis_size, pshuffle, pswapaxes, all_to_all, pbroadcast,
-pcast, psend, ragged_all_to_all, with_sharding_constraint), with 4 forced CPU devices, into
+pcast, psend, precv, ragged_all_to_all, with_sharding_constraint), with 4 forced CPU devices, into
 tests/data/collectives_extra.json.
 
     XLA_FLAGS=--xla_force_host_platform_device_count=4 /work/oracle/bin/python \
@@ -77,6 +77,19 @@ def cases(jax, jnp, lax, np, sharding):
     add("psend_jvp", lambda: vmap(lambda v: jax.jvp(lambda u: lax.psend(u, "i", PERM), (v,),
                                                     (v,))[1], axis_name="i")(x))
     add("jaxpr_psend", jaxpr(vmap(lambda v: lax.psend(v, "i", PERM), axis_name="i"), x))
+    # precv: staged anywhere, lowered for GPUs only
+    f32x3 = jax.ShapeDtypeStruct((3,), jnp.float32)
+
+    def recv(token, shape=f32x3):
+        return lax.precv(token, shape, "i", PERM)
+    add("precv_eager", lambda: recv(lax.create_token()))
+    add("precv_pmap", lambda: pmap(lambda v: recv(lax.create_token()), axis_name="i")(x))
+    add("precv_vmap", lambda: vmap(lambda v: recv(lax.create_token()), axis_name="i")(x))
+    add("precv_vmap_after_psend", lambda: vmap(lambda v: recv(lax.psend(v, "i", PERM)),
+                                               axis_name="i")(x))
+    add("jaxpr_precv", jaxpr(lambda: recv(lax.create_token())))
+    add("jaxpr_precv_int", jaxpr(lambda: recv(lax.create_token(),
+                                              jax.ShapeDtypeStruct((2, 5), jnp.int32))))
     # all_to_all and pswapaxes
     for split in range(3):
         for concat in range(3):

@@ -1,5 +1,5 @@
 """Collectives over named axes (psum, pmean, pmax, pmin, all_gather, ppermute, axis_index,
-psum_scatter, all_to_all, pbroadcast, psend, ragged_all_to_all, and the functions built on
+psum_scatter, all_to_all, pbroadcast, psend, precv, ragged_all_to_all, and the functions built on
 them: axis_size, pshuffle, pswapaxes, pcast) and `with_sharding_constraint`.
 
 Each is a primitive whose `batch_collective` rule acts on the batch axis of the vmap/pmap trace
@@ -553,6 +553,28 @@ psend_p = _collective("psend", _psend_on_axis, _same_aval)
 psend_p.impl = _psend_unbound
 
 
+def _precv_abstract(token: Any, *, out_shape: ShapedArray, axis_name: tuple, perm: tuple
+                    ) -> ShapedArray:
+    return out_shape
+
+
+def _precv_on_axis(trace: BatchTrace, vals: Sequence[Any], dims: Sequence[Any], *,
+                   out_shape: ShapedArray, axis_name: tuple, perm: tuple) -> tuple:
+    """On devices precv has a GPU lowering only; under vmap JAX hands it to ppermute's batching
+    rule, which takes no `out_shape` (a TypeError, kept)."""
+    if _is_device_axis(trace):
+        raise NotImplementedError("precv is currently only implemented on GPU")
+    raise TypeError("_ppermute_batcher() got an unexpected keyword argument 'out_shape'")
+
+
+def _precv_eager(token: Any, **params: Any) -> Any:
+    raise NotImplementedError("Evaluation rule for 'precv' not implemented")
+
+
+precv_p = _collective("precv", _precv_on_axis, _precv_abstract)
+precv_p.impl = _precv_eager
+
+
 # ragged_all_to_all ---------------------------------------------------------------------------
 
 def _ragged_abstract(operand: ShapedArray, output: ShapedArray, input_offsets: ShapedArray,
@@ -937,6 +959,18 @@ def psend(x: Any, axis_name: Any, perm: Sequence[tuple[int, int]]) -> Any:
     names = tuple(axis_name) if isinstance(axis_name, (list, tuple)) else (axis_name,)
     perm = tuple((int(s), int(d)) for s, d in perm)
     return _tree_apply(lambda v: psend_p.bind(v, axis_name=names, perm=perm), x)
+
+
+def precv(token: Any, out_shape: Any, axis_name: Any, perm: Sequence[tuple[int, int]]) -> Any:
+    """Receive a value of `out_shape` (a ShapeDtypeStruct) for each (src, dst) of `perm`, after
+    `token` (from psend or create_token): JAX's Recv, which it lowers for GPUs only."""
+    names = tuple(axis_name) if isinstance(axis_name, (list, tuple)) else (axis_name,)
+    aval = ShapedArray(tuple(out_shape.shape), np.dtype(out_shape.dtype))
+    if trace_state.trace is None and not isinstance(token, Tracer):  # (eager: a Token is
+        # no operand of eager dispatch)
+        _precv_eager(token)
+    return precv_p.bind(token, out_shape=aval, axis_name=names,
+                        perm=tuple((int(s), int(d)) for s, d in perm))
 
 
 _PCAST_TARGETS = {"unreduced", "reduced", "varying"}
