@@ -19,19 +19,6 @@ import record_nn_initializers as rec
 
 RECORDS = load("nn_initializers.json")["records"]
 
-_DIAGONAL = ("jnp.linalg.diagonal: JAX stages jit[name=diagonal] holding a platform_dependent cond "
-             "(a mosaic branch); pyjax's is a plain gather (numpy/linalg.py)")
-
-
-def known_difference(record: dict) -> str | None:
-    """Why pyjax cannot reproduce this record yet (a cause outside the initializers), if so."""
-    name = record["name"]
-    if record["kind"] == "jaxpr":
-        if "orthogonal" in name:
-            return _DIAGONAL
-        return None
-    return None
-
 
 def _cases(kind: str) -> dict[tuple[str, bool], tuple]:
     """name, x64 -> (fn, args) of one of the recorder's case lists, built under pyjax."""
@@ -53,15 +40,9 @@ def _case(kind: str, record: dict) -> tuple:
     return _BUILT[kind][record["name"], record["x64"]]
 
 
-def _params(kind: str, strict: bool = True) -> list:
-    out = []
-    for r in RECORDS:
-        if r["kind"] != kind:
-            continue
-        reason = known_difference(r) if strict else None
-        marks = pytest.mark.xfail(strict=True, reason=reason) if reason else ()
-        out.append(pytest.param(r, id=f"{r['name']}-x64={r['x64']}", marks=marks))
-    return out
+def _params(kind: str) -> list:
+    return [pytest.param(r, id=f"{r['name']}-x64={r['x64']}") for r in RECORDS
+            if r["kind"] == kind]
 
 
 @pytest.mark.parametrize("record", _params("value"))
@@ -79,7 +60,7 @@ def test_value_matches_jax_bit_for_bit(record: dict) -> None:
         pytest.fail(f"{bad.size} bytes differ; pyjax {g[:8]} JAX {w[:8]}")
 
 
-@pytest.mark.parametrize("record", _params("value", strict=False))
+@pytest.mark.parametrize("record", _params("value"))
 def test_value_close_to_jax(record: dict) -> None:
     """Every recorded value, the known differences included, agrees to float rounding."""
     fn, args = _case("value", record)

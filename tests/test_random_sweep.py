@@ -19,12 +19,8 @@ import record_random_sweep as recorder
 
 DATA = load("random_sweep.json")
 
-_DIAGONAL = "jnp.diagonal is not yet staged as JAX's jit[name=diagonal] (platform_index)"
 #: (name, x64) -> why pyjax's jaxpr differs from JAX's
-JAXPR_DIFFERENCES = {
-    **{(name, x64): _DIAGONAL for name in ("orthogonal", "orthogonal batched")
-       for x64 in (False, True)},
-}
+JAXPR_DIFFERENCES: dict[tuple[str, bool], str] = {}
 
 #: tier 1 forced on small clusters: float64 transcendentals are libmvec's vector functions
 TIER1_F64_ULPS = 4

@@ -380,8 +380,6 @@ _SHARED_JAXPR = ("pyjax's jit cache hands two identical cumsum calls one jaxpr, 
                  "name; JAX traces each afresh and prints both inline")
 #: recorded jaxprs pyjax does not print alike, for reasons outside jax.scipy.stats
 KNOWN: dict[tuple[str, bool], str] = {
-    **{("mvn_logpdf", x64): "jnp.diagonal stages a gather, JAX's a jit[diagonal] with a "
-       "platform cond" for x64 in (False, True)},
     **{(f"rankdata_{m}", x64): _SHARED_JAXPR for m in ("average", "min", "max", "nan")
        for x64 in (False, True)},
     **{("kde_integrate_box_1d", x64): "jnp.linalg.inv's solve stages no reduce_sum in its "

@@ -1318,18 +1318,34 @@ def flatnonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> A
     return nonzero(ravel(a), size=size, fill_value=fill_value)[0]
 
 
+@staged_as_jit(static_argnames=("offset", "axis1", "axis2"))
 def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
-    """The `offset` diagonal of the 2-D slices spanned by axis1 and axis2 (moved last)."""
+    """The `offset` diagonal of the 2-D slices spanned by axis1 and axis2 (moved last).  As in
+    JAX, a jit whose square, 2-D, non-bool main diagonal is a platform_dependent choice
+    between the gather and a masked sum (JAX's mosaic branch)."""
     a = _ensure("diagonal", a)
-    nd = np.ndim(a)
-    a = moveaxis(a, (canonicalize_axis(axis1, nd), canonicalize_axis(axis2, nd)), (-2, -1))
-    rows, cols = np.shape(a)[-2:]
-    n = max(0, min(rows + min(offset, 0), cols - max(offset, 0)))
-    i = np.arange(n) - min(offset, 0)
-    j = np.arange(n) + max(offset, 0)
-    from pyjax._src.numpy.indexing import getitem
-    return getitem(a, (Ellipsis, ArrayImpl(i.astype(np.int32), False),
-                       ArrayImpl(j.astype(np.int32), False)))
+    if np.ndim(a) < 2:
+        raise ValueError("diagonal requires an array of at least two dimensions.")
+    offset = operator.index(offset)
+    shape = np.shape(a)
+
+    def gather_diagonal(a: Any) -> Any:
+        nd = np.ndim(a)
+        a = moveaxis(a, (canonicalize_axis(axis1, nd), canonicalize_axis(axis2, nd)), (-2, -1))
+        n = max(0, min(shape[axis1] + min(offset, 0), shape[axis2] - max(offset, 0)))
+        i = arange(n)
+        j = arange(abs(offset), abs(offset) + n)
+        return a[..., i, j] if offset >= 0 else a[..., j, i]
+
+    if shape[0] != shape[1] or np.ndim(a) != 2 or offset != 0 or a.dtype == bool:
+        return gather_diagonal(a)
+    mask = eye(shape[0], dtype=a.dtype)
+
+    def masked_sum(a: Any) -> Any:
+        return red.reduce_sum(lax.mul(mask, a), (0,))
+
+    from pyjax._src.primitives.control_flow import platform_dependent
+    return platform_dependent(a, default=gather_diagonal, mosaic=masked_sum)
 
 
 def diag(v: Any, k: int = 0) -> Any:

@@ -540,7 +540,7 @@ def _slogdet_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple:
     x, = primals
     g, = tangents
     sign, ans = slogdet(x)
-    ans_dot = trace(solve(x, g))
+    ans_dot = manipulation.trace(solve(x, g), axis1=-1, axis2=-2)  # (as JAX: offset unpassed)
     sign_dot, ans_dot = _log_det_tangent(x, sign, ans_dot)
     return (sign, ans), (sign_dot, ans_dot)
 
@@ -626,7 +626,7 @@ def _det_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple:
     x, = primals
     g, = tangents
     y, z = _cofactor_solve(x, g)
-    return y, trace(z)
+    return y, manipulation.trace(z, axis1=-1, axis2=-2)
 
 
 @jit
