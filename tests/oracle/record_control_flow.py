@@ -117,6 +117,18 @@ def control_flow_cases(jax, jnp, lax, np):
         lambda c, a: (c * a, c + a), 1.0, xs)[1])), xs4)
     add("grad_while_error", jax.grad(lambda x: lax.while_loop(
         lambda v: v < 10., lambda v: v * 1.5, x)), f32(1))
+    # ---- linearize: the linear scan keeps only the inputs its body reads (JAX's scan DCE) ----
+    def linearized(f):
+        return lambda *a: jax.linearize(f, *a)[1](*a)
+    add("linearize_map", linearized(lambda xs: lax.map(lambda x: jnp.sin(x) * x, xs)), xs53)
+    add("linearize_map_unused_input", linearized(
+        lambda xs, zs: lax.map(lambda a: jnp.sin(a[0]), (xs, zs))), xs53, xs53)
+    add("linearize_scan_unused_carry", linearized(lambda c, xs: lax.scan(
+        lambda c, a: ((c[0] * jnp.sin(a), c[1] * a), jnp.cos(c[0]) * a), c, xs)[1]),
+        (f32(0.5), f32(2.0)), xs4)
+    add("linearize_map_int_tangent", linearized(
+        lambda xs, ns: lax.map(lambda a: jnp.sin(a[0]) * a[1], (xs, ns))), xs4,
+        np.arange(4, dtype=i32))
     # ---- vmap ----
     add("vmap_cond_batched_pred", jax.vmap(lambda p, x: lax.cond(p, jnp.sin, jnp.cos, x)),
         np.array([True, False]), np.ones(2, f32))

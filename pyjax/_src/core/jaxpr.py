@@ -176,15 +176,24 @@ def has_effects(eqn: Eqn) -> bool:
                                           for j in jaxprs_in_params(eqn.params))
 
 
-def dce(jaxpr: Jaxpr, used_outputs: Sequence[bool], prune_invars: bool = False
-        ) -> tuple[Jaxpr, list[bool]]:
+def dce(jaxpr: Jaxpr, used_outputs: Sequence[bool], prune_invars: bool = False,
+        prune_equations: bool = False) -> tuple[Jaxpr, list[bool]]:
     """Keep the outputs marked used and the equations they need, and every equation with
     effects (as JAX's dce_jaxpr does); report which inputs are read (and drop the others
-    when `prune_invars`)."""
+    when `prune_invars`).  With `prune_equations`, an equation whose primitive has a
+    `dce_rule` (JAX's dce_rules: scan), `rule(used_outputs, eqn) -> eqn or None`, also loses
+    the operands and results it does not need."""
     outvars = [v for v, u in zip(jaxpr.outvars, used_outputs) if u]
     live = {v for v in outvars if type(v) is Var}
     kept = []
     for eqn in reversed(jaxpr.eqns):
+        rule = getattr(eqn.primitive, "dce_rule", None) if prune_equations else None
+        if rule is not None:
+            eqn = rule([v in live for v in eqn.outvars], eqn)  # (None: not needed)
+            if eqn is not None:
+                kept.append(eqn)
+                live.update(a for a in eqn.invars if type(a) is Var)
+            continue
         if any(v in live for v in eqn.outvars) or has_effects(eqn):
             kept.append(eqn)
             live.update(a for a in eqn.invars if type(a) is Var)

@@ -313,9 +313,16 @@ def linearize_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any]
         out_mask = [type(t) is not Zero for t in tangent_outs]
         outvars = [_tangent_atom(pe, t) for t in tangent_outs if type(t) is not Zero]
         jaxpr = Jaxpr(pe.staging.constvars, pe.staging.invars, outvars, pe.staging.eqns)
-        linear = ClosedJaxpr(jaxpr, pe.staging.const_values)
+        consts = pe.staging.const_values
     finally:
         pe.finish()
+    # as JAX's linearize: dead equations, operands (of scans) and residuals dropped
+    jaxpr, _ = dce(jaxpr, [True] * len(outvars), prune_equations=True)
+    read = {a for e in jaxpr.eqns for a in e.invars} | set(jaxpr.outvars)
+    used = [v in read for v in jaxpr.constvars]
+    linear = ClosedJaxpr(Jaxpr([v for v, u in zip(jaxpr.constvars, used) if u], jaxpr.invars,
+                               jaxpr.outvars, jaxpr.eqns),
+                         [c for c, u in zip(consts, used) if u])
     in_mask = [type(t) is not Zero for t in tangents_in]
     return primal_outs, linear, in_mask, out_mask
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import ArrayImpl
+from pyjax._src.core.avals import ShapedArray, typematch
 from pyjax._src.core.jaxpr import ClosedJaxpr
 from pyjax._src.transforms.ad import (
     Zero, backward_pass, instantiate, jvp_flat, linearize_flat, stage_linear_flat, tangent_aval,
@@ -289,8 +290,9 @@ def linearize(fun: Callable, *primals: Any) -> tuple:
     def f_jvp(*tangents: Any) -> Any:
         flat_t, t_tree = tree_flatten(tangents)
         if t_tree != in_tree:
-            raise TypeError(f"linearized function called on tangent values inconsistent with "
-                            f"the original primal values: expected {in_tree}, got {t_tree}")
+            raise TypeError(f"expected {in_tree}, got {t_tree}")
+        for p, t in zip(flat_p, flat_t):
+            _check_tangent(abstractify(p), _tangent_type(t))
         kept = [t for t, m in zip(flat_t, in_mask) if m]
         results = iter(eval_jaxpr(linear.jaxpr, linear.consts, *kept))
         return tree_unflatten(out_tree, [next(results) if m else
@@ -298,6 +300,24 @@ def linearize(fun: Callable, *primals: Any) -> tuple:
                                          for m, o in zip(out_mask, outs)])
 
     return tree_unflatten(out_tree, outs), f_jvp
+
+
+def _tangent_type(t: Any) -> ShapedArray:
+    """The type of a tangent value: float0 arrays (an integer input's tangent) included."""
+    if getattr(t, "dtype", None) == dtypes.float0:
+        return ShapedArray(np.shape(t), dtypes.float0)
+    return abstractify(t)
+
+
+def _check_tangent(primal: ShapedArray, tangent: ShapedArray) -> None:
+    """JAX's error for a tangent whose shape or dtype is not the primal's tangent type (weak
+    types aside; an integer primal's tangent is float0)."""
+    expected = tangent_aval(primal)
+    if not typematch(expected, tangent):
+        expected = ShapedArray(expected.shape, expected.dtype, primal.weak_type)
+        raise ValueError("linearized function called on tangent values inconsistent with the "
+                         f"original primal values:\nGot tangent aval {tangent} for primal aval "
+                         f"{primal} but expected {expected}.")
 
 
 def linear_transpose(fun: Callable, *primals: Any, reduce_axes: Any = ()) -> Callable:

@@ -22,7 +22,7 @@ from pyjax._src.config import config
 from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import (
-    ClosedJaxpr, DropVar, Eqn, Jaxpr, Var, jaxpr_has_effects, jaxprs_in_params)
+    ClosedJaxpr, DropVar, Eqn, Jaxpr, Var, dce, jaxpr_has_effects, jaxprs_in_params)
 from pyjax._src.core.primitive import Primitive
 from pyjax._src.parallel import propagation
 from pyjax._src.core.trace import use_trace
@@ -217,6 +217,38 @@ def _scan_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, jaxpr: ClosedJ
 
 
 scan_p.jvp = _scan_jvp
+
+
+def _scan_dce(used_outputs: list[bool], eqn: Eqn) -> Eqn | None:
+    """JAX's scan DCE rule: the scan without the results nobody reads and the operands its
+    body then does not read (a carry is kept while its next value is; fixpoint over the
+    carries); None when nothing of it is needed and it has no effects."""
+    if not any(used_outputs) and not jaxpr_has_effects(eqn.params["jaxpr"].jaxpr):
+        return None
+    body = eqn.params["jaxpr"]
+    n_consts, n_carry = eqn.params["num_consts"], eqn.params["num_carry"]
+    used_carry, used_ys = list(used_outputs[:n_carry]), list(used_outputs[n_carry:])
+    for _ in range(1 + n_carry):
+        pruned, used_in = dce(body.jaxpr, used_carry + used_ys, prune_equations=True)
+        read = used_in[n_consts:n_consts + n_carry]
+        if all(u or not r for u, r in zip(used_carry, read)):  # every carry read is kept
+            break
+        used_carry = [u or r for u, r in zip(used_carry, read)]
+    used_in[n_consts:n_consts + n_carry] = used_carry  # a carry in for each carry out
+    if all(used_in) and all(used_outputs) and len(pruned.eqns) == len(body.jaxpr.eqns) \
+            and all(a is b for a, b in zip(pruned.eqns, body.jaxpr.eqns)):
+        return eqn
+    invars = [v for v, u in zip(pruned.invars, used_in) if u]
+    new_body = ClosedJaxpr(Jaxpr(pruned.constvars, invars, pruned.outvars, pruned.eqns,
+                                 pruned.debug_info), body.consts)
+    params = dict(eqn.params, jaxpr=new_body, num_consts=sum(used_in[:n_consts]),
+                  num_carry=sum(used_carry))
+    return Eqn(eqn.primitive, [v for v, u in zip(eqn.invars, used_in) if u],
+               [v for v, u in zip(eqn.outvars, used_carry + used_ys) if u], params,
+               eqn.source_info)
+
+
+scan_p.dce_rule = _scan_dce
 
 
 # ---------------------------------------------------------------------------------------------
