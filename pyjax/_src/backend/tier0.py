@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pyjax._src.backend import fusion, specialized
+from pyjax._src.backend import fusion, host_memory, specialized
 from pyjax._src.backend.dispatch import to_buffer
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import ClosedJaxpr, Literal, Var
@@ -107,7 +107,7 @@ class _Source:
         # the module name puts NumPy's RuntimeWarnings from generated code under pyjax's
         # filter (JAX computes inf - inf or log(-1) silently)
         self.namespace: dict[str, Any] = {"__name__": "pyjax._src.backend.executor.generated",
-                                          "empty": np.empty, **specialized.NAMESPACE}
+                                          "empty": host_memory.empty, **specialized.NAMESPACE}
 
     def bind(self, value: Any) -> str:
         name = f"g{len(self.namespace)}"

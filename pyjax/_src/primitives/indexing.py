@@ -17,6 +17,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 
 from pyjax._src import caches
+from pyjax._src.backend import host_memory
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.parallel import propagation
@@ -449,7 +450,8 @@ def _make_scatter_impl(ufunc: Any) -> Callable[..., np.ndarray]:
              dimension_numbers: Any, indices_are_sorted: bool, unique_indices: bool,
              mode: Any, update_jaxpr: Any, update_consts: Any) -> np.ndarray:
         """XLA scatter on buffers (a copy of operand with the windows combined in)."""
-        out = np.array(operand, copy=True)
+        out = host_memory.empty(operand.shape, operand.dtype)
+        np.copyto(out, operand)
         if out.size == 0 or updates.size == 0:
             return out
         if ufunc is not None or update_jaxpr is None:

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from pyjax._src.backend import host_memory
 from pyjax._src.backend.machine_code import data_pointer
 from pyjax._src.backend.tier1 import codegen, engine
 from pyjax._src.backend.tier1.codegen import Unsupported
@@ -46,7 +47,7 @@ class Kernel:
         self.rows = math.prod(shape[:layout.split])
         self.cols = math.prod(shape[layout.split:])
         self.inputs = [(i, np.dtype(cluster.inputs[i].aval.dtype)) for i, _ in layout.inputs]
-        self.outputs = [(tuple(v.aval.shape), np.dtype(v.aval.dtype), streamed)
+        self.outputs = [(tuple(v.aval.shape), np.dtype(v.aval.dtype), _align(streamed))
                         for v, streamed in zip(layout.outputs, layout.streamed)]
         self.n = len(self.inputs) + len(self.outputs)
         self.fn: Any = None
@@ -62,7 +63,7 @@ class Kernel:
             if not x.flags.c_contiguous or x.dtype != dtype:  # a broadcast or strided view:
                 return self.fallback(*args)  # tier 0 reads it without copying
             keep.append(x)
-        outs = [_output(shape, dtype, streamed) for shape, dtype, streamed in self.outputs]
+        outs = [_output(shape, dtype, align) for shape, dtype, align in self.outputs]
         pointers = (ctypes.c_void_p * self.n)(*[data_pointer(a) for a in (*keep, *outs)])
         self.fn(self.rows, self.cols, pointers)
         return tuple(outs)
@@ -77,7 +78,7 @@ class GroupKernel(Kernel):
         self.ir = ir
         self.rows = math.prod(group.rows)
         self.cols = max(math.prod(m.shape[len(group.rows):]) for m in members)
-        self.buffers: list[tuple] = []  # (shape, dtype, streamed) of member outputs off the stack
+        self.buffers: list[tuple] = []  # (shape, dtype, align) of member outputs off the stack
         made: dict[Any, int] = {}  # member output -> its buffer
         # per pointer: (a group input?, index), or None for a value on the stack
         self.sources: list[tuple[bool, int] | None] = []
@@ -90,7 +91,7 @@ class GroupKernel(Kernel):
                 if v not in stack:
                     made[v] = len(self.buffers)
                     self.buffers.append((tuple(v.aval.shape), np.dtype(v.aval.dtype),
-                                         layout.streamed[layout.outputs.index(v)]))
+                                         _align(layout.streamed[layout.outputs.index(v)])))
                 self.sources.append(None if v in stack else (False, made[v]))
         self.inputs = sorted({(s[1], np.dtype(group.inputs[s[1]].aval.dtype))
                               for s in self.sources if s is not None and s[0]})
@@ -106,7 +107,7 @@ class GroupKernel(Kernel):
             if not x.flags.c_contiguous or x.dtype != dtype:  # a broadcast or strided view:
                 return self.fallback(*args)  # tier 0 reads it without copying
             keep[i] = x
-        made = [_output(shape, dtype, streamed) for shape, dtype, streamed in self.buffers]
+        made = [_output(shape, dtype, align) for shape, dtype, align in self.buffers]
         pointers = (ctypes.c_void_p * self.n)(*[
             None if s is None else data_pointer(keep[s[1]] if s[0] else made[s[1]])
             for s in self.sources])
@@ -114,15 +115,14 @@ class GroupKernel(Kernel):
         return tuple(made[j] for j in self.results)
 
 
-def _output(shape: tuple, dtype: np.dtype, streamed: bool) -> np.ndarray:
-    """A kernel's output buffer; one it streams (nontemporal stores) starts at a
-    codegen.STREAM_ALIGN boundary (a view into a slightly larger allocation)."""
-    if not streamed:
-        return np.empty(shape, dtype)
-    size = math.prod(shape) * dtype.itemsize
-    raw = np.empty(size + codegen.STREAM_ALIGN, np.uint8)
-    start = -data_pointer(raw) % codegen.STREAM_ALIGN
-    return raw[start:start + size].view(dtype).reshape(shape)
+#: _output(shape, dtype, align): a kernel's output buffer (a large one from host_memory's
+#: pool); `align`, codegen.STREAM_ALIGN for one it streams (nontemporal stores), else 0
+_output = host_memory.empty
+
+
+def _align(streamed: bool) -> int:
+    """Where an output's buffer must start (0: anywhere)."""
+    return codegen.STREAM_ALIGN if streamed else 0
 
 
 def build_group(group: Any) -> GroupKernel | str:

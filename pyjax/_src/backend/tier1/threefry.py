@@ -21,6 +21,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from pyjax._src.backend import host_memory
 from pyjax._src.backend.machine_code import data_pointer
 from pyjax._src.backend.tier1.library import KernelLibrary
 from pyjax._src.backend.tier1.xla_math import _Builder, _f32
@@ -82,7 +83,8 @@ def hash2x32(k1: np.ndarray, k2: np.ndarray, x1: np.ndarray, x2: np.ndarray,
     fn = _library.get((k1.ndim == 0, k2.ndim == 0, x1.ndim == 0, x2.ndim == 0))
     if fn is None:
         return None
-    out1, out2 = np.empty(size, np.uint32), np.empty(size, np.uint32)
+    out1, out2 = (host_memory.empty((size,), np.dtype(np.uint32)),
+                  host_memory.empty((size,), np.dtype(np.uint32)))
     ops = [np.ascontiguousarray(v) for v in (k1, k2, x1, x2)]
     pointers = (ctypes.c_void_p * 6)(*[data_pointer(a) for a in (*ops, out1, out2)])
     fn(1, size, pointers)
@@ -222,7 +224,7 @@ def sample(key: np.ndarray, kind: tuple, size: int) -> np.ndarray | None:
     fn = _samples.get(kind)
     if fn is None:
         return None
-    out = np.empty(size, OUT_DTYPES[kind])
+    out = host_memory.empty((size,), OUT_DTYPES[kind])
     fn(1, size, TWO_POINTERS(data_pointer(key), data_pointer(out)))
     return out
 
