@@ -54,6 +54,18 @@ def cases(jax, jnp, lax, np):
         jax.device_put(x, on("pinned_host")))))
     add("host_value", lambda: np.asarray(jax.jit(lambda a: a * 3)(
         jax.device_put(x, on("pinned_host")))).tolist())
+    # one jitted function called on device arrays, then host ones: the memory space keys
+    # its traces (the cached call's signature included)
+    def typed_results(fn, *calls):
+        f = jax.jit(fn)
+        return [(str(jax.typeof(out)), out.sharding.memory_kind)
+                for out in (f(*args) for args in calls)]
+
+    host = lambda: jax.device_put(x, on("pinned_host"))  # noqa: E731
+    add("jit_device_then_host", lambda: typed_results(lambda a: a * 2, (x,), (host(),), (x,)))
+    add("jit_host_then_device", lambda: typed_results(jnp.sin, (host(),), (x,), (host(),)))
+    add("jit_two_args", lambda: typed_results(lambda a, b: a * 2 + b, (x, x), (host(), host())))
+    add("jit_mixed_spaces", lambda: typed_results(lambda a, b: a * 2 + b, (x, x), (x, host())))
     add("jaxpr_new_ref", lambda: str(jax.make_jaxpr(
         lambda a: jax.new_ref(a, memory_space=S.Host)[...])(x)))
     add("new_ref_eager", lambda: jax.new_ref(x, memory_space=S.Host))

@@ -380,6 +380,8 @@ def _canonical_memory_kind(memory_kind: str | None, device: Any) -> str:
     if memory_kind == "pinned_host":  # arrays placed by it are typed `f32<host>[4]`
         from pyjax._src import memory
         memory.activate()
+        global placements_in_use
+        placements_in_use = True
     return memory_kind
 
 
@@ -455,9 +457,10 @@ def make_single_device_sharding(device: Any, *, memory_kind: str | None = None
     return SingleDeviceSharding(device, memory_kind=memory_kind)
 
 
-#: whether a NamedSharding was ever made in this process: until then no array is laid out
-#: over a mesh, and jit's common call need not look at its arguments' shardings
-named_in_use = False
+#: whether a NamedSharding or a sharding into host memory was ever made in this process:
+#: until then no array is laid out over a mesh or typed in host memory, and jit's common call
+#: need not look at its arguments' shardings (which its cache key would otherwise miss)
+placements_in_use = False
 
 
 class NamedSharding(Sharding):
@@ -465,8 +468,8 @@ class NamedSharding(Sharding):
 
     def __init__(self, mesh: Mesh | AbstractMesh, spec: PartitionSpec, *,
                  memory_kind: str | None = None, _logical_device_ids: Any = None):
-        global named_in_use
-        named_in_use = True
+        global placements_in_use
+        placements_in_use = True
         if spec is None:
             raise TypeError(
                 "__init__(): incompatible function arguments. The following argument types are "

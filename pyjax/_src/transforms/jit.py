@@ -26,7 +26,7 @@ from pyjax._src.backend.fp_mode import KEPT, SWITCHED, flush_off, flush_on, run_
 from pyjax._src.config import config, config_global as _GLOBAL_OPTIONS, config_local
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import Array, ArrayImpl
-from pyjax._src.core.avals import ShapedArray, pytype_aval_mappings
+from pyjax._src.core.avals import MemorySpace, ShapedArray, pytype_aval_mappings
 from pyjax._src.core.jaxpr import (
     ClosedJaxpr, Jaxpr, PrintContext, dce, eval_jaxpr, pp_eqn_standard)
 from pyjax._src.core.primitive import Primitive
@@ -215,6 +215,13 @@ def _scalar_signatures(x64: bool) -> dict[type, tuple]:
 _SCALAR_SIGNATURES = {False: _scalar_signatures(False), True: _scalar_signatures(True)}
 
 
+def _keyed_placement(sharding: Any) -> bool:
+    """Whether an Array placed by `sharding` needs the general path's cache key: laid out over
+    a mesh, or typed in host memory (`f32<host>[4]`, a trace of its own)."""
+    return sharding is not None and (type(sharding) is NamedSharding
+                                     or sharding.memory_kind == "pinned_host")
+
+
 def _memory_space(x: ArrayImpl) -> Any:
     """x's memory space when its type says it is outside device memory, else None."""
     from pyjax._src.core.avals import MemorySpace
@@ -356,7 +363,7 @@ class _Entry:
     """One cached trace: the jaxpr, its compiled form, and how to rebuild the output pytree."""
 
     __slots__ = ("jaxpr", "run", "call", "call_numpy", "out_avals", "out_tree", "placements",
-                 "lays_out", "name")
+                 "lays_out", "host_results", "name")
 
     def __init__(self, jaxpr: ClosedJaxpr, out_tree: Any, name: str | None = None):
         self.jaxpr, self.out_tree, self.name = jaxpr, out_tree, name
@@ -368,8 +375,11 @@ class _Entry:
         self.call = self._compile_and_call
         self.call_numpy = self._make_call_numpy  # (made when first called with NumPy arrays)
         self.placements: dict = {}  # the arguments' shardings -> the results' (or None)
-        # the program lays its values out over a mesh itself (device_put to a mesh, ...)
-        self.lays_out = program_mesh(jaxpr.jaxpr) is not None
+        # results typed in host memory (`f32<host>[4]`) are placed there, as JAX's are
+        self.host_results = [i for i, a in enumerate(self.out_avals)
+                             if getattr(a, "memory_space", None) is MemorySpace.Host]
+        # the program lays its values out itself (device_put to a mesh, into host memory...)
+        self.lays_out = program_mesh(jaxpr.jaxpr) is not None or bool(self.host_results)
 
     def _compile(self) -> None:
         # (as XLA compiles)
@@ -398,9 +408,21 @@ class _Entry:
         shardings = self.placements.get(key, False)
         if shardings is False:
             shardings = self.placements[key] = output_shardings(self.jaxpr, list(key))
-        if shardings is None:
-            return results
-        return [placed(r, s) if type(r) is ArrayImpl else r for r, s in zip(results, shardings)]
+        if shardings is not None:
+            results = [placed(r, s) if type(r) is ArrayImpl else r
+                       for r, s in zip(results, shardings)]
+        if self.host_results:
+            results = list(results)
+            for i in self.host_results:
+                if type(results[i]) is ArrayImpl and results[i]._sharding is None:
+                    results[i] = placed(results[i], _host_sharding())
+        return results
+
+
+def _host_sharding() -> Any:
+    """Where a result typed in host memory lives: the default device's pinned host memory."""
+    from pyjax._src.parallel.devices import default_device
+    return sharding_lib.SingleDeviceSharding(default_device(), memory_kind="pinned_host")
 
 
 _caches: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
@@ -489,7 +511,7 @@ class PjitFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not kwargs and not self._has_static and trace_state.trace is None:
             if (len(args) == 1 and type(args[0]) is ArrayImpl and not config_local.values
-                    and not sharding_lib.named_in_use and not _GLOBAL_OPTIONS["disable_jit"]
+                    and not sharding_lib.placements_in_use and not _GLOBAL_OPTIONS["disable_jit"]
                     and not _GLOBAL_OPTIONS["no_execution"]):
                 # the commonest call, `_call_arrays` of one Array under the process-wide
                 # options with no Array laid out on a mesh, spelt out here (a frame less)
@@ -557,11 +579,10 @@ class PjitFunction:
             if _GLOBAL_OPTIONS["disable_jit"] or _GLOBAL_OPTIONS["no_execution"]:
                 return _MISS
             options, canonical = config.global_trace_number, _CANONICAL[_GLOBAL_OPTIONS["x64"]]
-        sharded = sharding_lib.named_in_use  # (else no Array has a NamedSharding to look for)
+        placed = sharding_lib.placements_in_use  # (else no Array has a placement to look for)
         sigs, buffers = [], []
         for x in args:
-            if type(x) is not ArrayImpl or (
-                    sharded and type(getattr(x, "_sharding", None)) is NamedSharding):
+            if type(x) is not ArrayImpl or (placed and _keyed_placement(x._sharding)):
                 return self._call_numpy(args, options, canonical)
             buf = x._buf
             sigs.append((buf.shape, buf.dtype, x._weak))
@@ -576,11 +597,11 @@ class PjitFunction:
         Arrays not laid out on a mesh): outputs that are views of a caller's array are
         copied."""
         sigs, buffers = [], []
-        sharded = sharding_lib.named_in_use
+        placed = sharding_lib.placements_in_use
         for x in args:
             t = type(x)
             if t is ArrayImpl:
-                if sharded and type(getattr(x, "_sharding", None)) is NamedSharding:
+                if placed and _keyed_placement(x._sharding):
                     return _MISS
                 buf = x._buf
                 sigs.append((buf.shape, buf.dtype, x._weak))
