@@ -137,9 +137,9 @@ def test_a_caller_waits_for_a_compile_after_its_patience(monkeypatch):
     from pyjax._src.backend.tier1.library import KernelLibrary
     build = engine._object_code
 
-    def slow(ir, short=False):
+    def slow(*args):
         time.sleep(0.3)
-        return build(ir, short)
+        return build(*args)
 
     monkeypatch.setattr(engine, "_object_code", slow)
     token = np.random.default_rng().integers(1 << 30)  # IR no earlier test compiled
@@ -158,9 +158,9 @@ def test_a_jitted_call_waits_for_its_kernel_after_its_patience(monkeypatch):
     import time
     build = engine._object_code
 
-    def slow(ir, short=False):
+    def slow(*args):
         time.sleep(0.3)
-        return build(ir, short)
+        return build(*args)
 
     monkeypatch.setattr(engine, "_object_code", slow)
     monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1)
@@ -187,9 +187,9 @@ def test_a_large_clusters_first_call_waits_for_its_kernel(monkeypatch):
     import time
     build = engine._object_code
 
-    def slow(ir, short=False):
+    def slow(*args):
         time.sleep(0.3)
-        return build(ir, short)
+        return build(*args)
 
     monkeypatch.setattr(engine, "_object_code", slow)
     rows = -(-tier1.WAIT_WORK // (3 * 1024))  # (3 equations a cluster)

@@ -3,7 +3,9 @@ cache of object code (disk_cache.py), and the background thread that compiles ke
 tier 0 serves.
 
 A kernel is parsed, optimised and turned into object code (llvmlite releases the GIL inside
-LLVM, so Python goes on meanwhile), then loaded into the one MCJIT engine under the lock.
+LLVM, so Python goes on meanwhile), then loaded into the one MCJIT engine under the lock.  A
+jit cluster's kernel may first be quick code (`compile_quick`: LLVM's fast code generation
+after the same IR passes), replaced by the optimised code later (`compile_ir`).
 llvmlite runs every LLVM call under a lock of its own, so one compile thread is all there is
 to have; and since each LLVM call must take the GIL back from a busy Python thread (up to the
 5 ms switch interval each), a compile makes few of them.
@@ -29,9 +31,18 @@ from pyjax._src.backend.tier1.codegen import Isa
 #: the kernel's C signature: void kernel(int64 rows, int64 cols, void **pointers)
 KERNEL_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
 
-#: the optimisation level and code model every kernel is built with (part of the disk key):
+#: the optimisation level and code model every kernel ends with (part of the disk key):
 #: large, as MCJIT's own default on x86-64, since the object code is loaded anywhere
 _OPT, _CODE_MODEL = 2, "large"
+#: the code generation level of a jit cluster's quick code (`compile_quick`), which serves until
+#: the same IR compiled at _OPT replaces it: LLVM's fast instruction selection and register
+#: allocation, few machine passes (no strength reduction, scheduling, machine CSE or LICM).
+#: Kernels are vector IR, which FastISel hands to SelectionDAG anyway: the saving is the
+#: passes after it (LLVM 22 with assertions, CPU of emit_object at codegen opt 0 / 1 / 2:
+#: softmax's kernel 22 / 57 / 62 ms, layernorm's 22 / 59 / 62, Σtanh² 15 / 28 / 33, selu 6 /
+#: 15 / 16; opt 1 saves nothing, nor do -fast-isel or -regalloc=fast at opt 2); the code
+#: runs 1.2-2.3x slower
+QUICK_OPT = 0
 #: LLVM's loop transformations left out of the library kernels' O2 (jit clusters' kernels,
 #: written vectorised by codegen, get the short pipeline below): unrolling and interleaving.
 #: The library's loops are scalar (threefry's rounds, XLA's polynomials), so LLVM's loop
@@ -169,18 +180,21 @@ def _short_pipeline(llvm: Any) -> Any:
     return pm
 
 
-def _object_code(ir: str, short: bool = False) -> bytes:
+def _object_code(ir: str, short: bool = False, opt: int = _OPT) -> bytes:
     """Module text `ir` verified, optimised (O2, or `short`: _short_pipeline) and compiled to
-    object code with this thread's own LLVM context, target machine and pass builder."""
-    llvm, options = _target[0], _target[3]
-    if not hasattr(_tools, "machine"):
+    object code at code generation level `opt` with this thread's own LLVM context, target
+    machines and pass builder."""
+    llvm = _target[0]
+    if not hasattr(_tools, "machines"):
         _tools.context = llvm.create_context()
-        _tools.machine = llvm.Target.from_default_triple().create_target_machine(**options)
+        _tools.machines = {_OPT: _machine(llvm, _OPT)}
         tuning = llvm.create_pipeline_tuning_options(speed_level=_OPT)
         for name in _PASSES_OFF:
             setattr(tuning, name, False)
-        _tools.builder = llvm.create_pass_builder(_tools.machine, tuning)
+        _tools.builder = llvm.create_pass_builder(_tools.machines[_OPT], tuning)
         _tools.short = _short_pipeline(llvm)
+    if opt not in _tools.machines:
+        _tools.machines[opt] = _machine(llvm, opt)
     for name in _DECLARED.findall(ir):  # MCJIT aborts the process on a symbol it cannot
         if not name.startswith("llvm.") and not llvm.address_of_symbol(name):  # resolve
             raise RuntimeError(f"{name} is not in this glibc's libmvec")
@@ -188,7 +202,12 @@ def _object_code(ir: str, short: bool = False) -> bytes:
     module.verify()
     passes = _tools.short if short else _tools.builder.getModulePassManager()
     passes.run(module, _tools.builder)
-    return _tools.machine.emit_object(module)
+    return _tools.machines[opt].emit_object(module)
+
+
+def _machine(llvm: Any, opt: int) -> Any:
+    """A target machine for the host generating code at level `opt`."""
+    return llvm.Target.from_default_triple().create_target_machine(**{**_target[3], "opt": opt})
 
 
 def _host(llvm: Any, triple: str, cpu: str, features: Any) -> str:
@@ -221,16 +240,19 @@ def isa() -> Isa:
     return _target[2]
 
 
-#: modules (kernels and the shared functions they call) compiled from IR, and those loaded
-#: from the disk cache, in this process
-_counts = {"compiled": 0, "loaded": 0}
+#: modules (kernels and the shared functions they call) compiled from IR (at _OPT), those
+#: loaded from the disk cache, and the kernels compiled as quick code, in this process
+_counts = {"compiled": 0, "loaded": 0, "quick": 0}
 #: module text -> its compiled kernel: the IR leaves the shape to the call (rows, columns), so
 #: one chain of operations over one set of dtypes and broadcasts compiles once per process
 _compiled: dict[str, Callable] = {}
+#: the module texts whose kernel in _compiled is quick code (QUICK_OPT), not yet replaced
+_quick: set[str] = set()
 
 
 def counts() -> dict[str, int]:
-    """How many modules this process compiled, and how many it loaded from the disk cache."""
+    """How many modules this process compiled (optimised), loaded from the disk cache, and
+    compiled as quick code."""
     with _lock:
         return dict(_counts)
 
@@ -239,40 +261,61 @@ def compile_ir(ir: str, short: bool = False) -> Callable:
     """The ctypes function of `kernel` in module text `ir`: from the disk cache when it holds a
     good entry for it, else optimised (`short`: a jit cluster's short pipeline) and compiled
     (and written to the cache).  LLVM folds constants with the host's libm, so it runs with
-    subnormals kept (fp_mode), even when called from inside an eager operation."""
-    return fp_mode.run_unflushed(_compile_ir, ir, short)
+    subnormals kept (fp_mode), even when called from inside an eager operation.  Quick code
+    this process compiled for `ir` (compile_quick) is replaced by it."""
+    return fp_mode.run_unflushed(_compile_ir, ir, short, False)[0]
 
 
-def _compile_ir(ir: str, short: bool = False) -> Callable:
+def compile_quick(ir: str, short: bool = False) -> tuple[Callable, bool]:
+    """(the ctypes function of `kernel` in module text `ir`, whether it is the optimised code)
+    soonest: the optimised code when this process or the disk cache has it, else quick code,
+    compiled at code generation level QUICK_OPT after the same IR passes (the same arithmetic,
+    so the same bits, only slower: compile_ir(ir) later compiles the optimised code; quick
+    code is never written to the disk cache)."""
+    return fp_mode.run_unflushed(_compile_ir, ir, short, True)
+
+
+def _compile_ir(ir: str, short: bool, quick: bool) -> tuple[Callable, bool]:
     with _lock:
-        if ir in _compiled:
-            return _compiled[ir]
+        if ir in _compiled and (quick or ir not in _quick):
+            return _compiled[ir], ir not in _quick
         _setup()
+        upgrade = ir in _quick  # (the disk cache was asked when the quick code was compiled)
     for name in _DECLARED.findall(ir):
         if name in _SHARED:
             _load_shared(name)
     key = disk_cache.key(ir, _target[4] + ("\nshort passes" if short else ""))
     # a name fixed by the key: the cached object code defines the symbol it was built with
+    # (quick code another: MCJIT finds a symbol by its name among all the objects loaded)
     name = f"kernel_{key[:24]}"
-    code, cached = _code(key, lambda: ir.replace("@kernel(", f"@{name}("), short)
+    code, cached = _code(key, lambda: ir.replace("@kernel(", f"@{name}{'_quick' * quick}("),
+                         short, quick=quick, look=not upgrade)
+    quick = quick and not cached
+    name += "_quick" * quick
     with _lock:
-        if ir not in _compiled:  # (unless another thread loaded the same kernel meanwhile)
+        # (unless another thread loaded the same kernel, or its optimised code, meanwhile)
+        if ir not in _compiled or ir in _quick and not quick:
             _compiled[ir] = KERNEL_TYPE(*_add_object(code, name))
-            _counts["loaded" if cached else "compiled"] += 1
-        kernel, first = _compiled[ir], len(_compiled) == 1
+            _counts["loaded" if cached else "quick" if quick else "compiled"] += 1
+            (_quick.add if quick else _quick.discard)(ir)
+        kernel, optimised, first = _compiled[ir], ir not in _quick, len(_compiled) == 1
     if first:  # the shared functions many later kernels call, compiled in the background
         for shared in _PRELOADED:  # now rather than by one of them (after the first kernel,
             submit(functools.partial(_load_shared, shared))  # not to delay its compile)
-    return kernel
+    return kernel, optimised
 
 
-def _code(key: str, ir: Callable[[], str], short: bool) -> tuple[bytes, bool]:
+def _code(key: str, ir: Callable[[], str], short: bool, quick: bool = False,
+          look: bool = True) -> tuple[bytes, bool]:
     """(object code of module text `ir()`, whether it came from the disk cache): the cached
-    entry for `key`, else compiled and written to the cache."""
+    entry for `key` (unless not `look`), else compiled and written to the cache, or, `quick`,
+    compiled as quick code and not written."""
     start = time.perf_counter()
-    cached = disk_cache.load(key)
+    cached = disk_cache.load(key) if look else None
     if cached is not None:
         return cached, True
+    if quick:
+        return _object_code(ir(), short, QUICK_OPT), False
     code = _object_code(ir(), short)
     disk_cache.store(key, code, time.perf_counter() - start)
     return code, False
@@ -315,6 +358,8 @@ def _load_shared(name: str) -> None:
 
 _jobs: "queue.Queue[Callable[[], None]]" = queue.Queue()
 _worker: threading.Thread | None = None
+#: held by the compile thread through each job, and by a thread that forks (see _forking)
+_busy = threading.Lock()
 
 
 def _work() -> None:
@@ -322,7 +367,8 @@ def _work() -> None:
     while True:
         job = _jobs.get()
         try:
-            job()
+            with _busy:
+                job()
         finally:
             _jobs.task_done()
 
@@ -363,13 +409,23 @@ class Patience:
             self.done.wait(PATIENCE_TIMEOUT_S)
 
 
+def _forking() -> None:
+    """Before a fork: wait for the compile thread's job in progress.  A child gets the locks
+    as they were, held by threads it does not have: llvmlite's, held through every LLVM call,
+    would hang the child's first compile (and quick code makes a job likely: each kernel's
+    optimised code compiles after its first call)."""
+    _busy.acquire()
+
+
 def _forget_worker() -> None:
     """In a forked child: the compile thread is gone; a new one starts on the next submit."""
     global _jobs, _worker
     _worker, _jobs = None, queue.Queue()
+    _busy.release()
 
 
-os.register_at_fork(after_in_child=_forget_worker)
+os.register_at_fork(before=_forking, after_in_parent=_busy.release,
+                    after_in_child=_forget_worker)
 
 
 def wait() -> None:
