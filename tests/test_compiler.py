@@ -302,13 +302,18 @@ def test_tier1_kernel_with_no_rows_touches_nothing(monkeypatch):
 
 
 @needs_tier1
-def test_tier1_extended_dtypes_stay_on_tier0(monkeypatch):
+def test_key_arrays_compile_as_their_key_data(monkeypatch):
+    """Key-typed values reach fusion and tier 1 as their uint32 key data (passes.key_data),
+    so a select over keys is an ordinary cluster, its predicate spread over the key axis."""
     monkeypatch.setattr(tier0, "BLOCKWISE_MIN", 1)
     pyjax.clear_caches()
     keys = pyjax.random.split(pyjax.random.key(0), 4)
-    compiled = pyjax.jit(lambda c, k: jnp.where(c, k, k[::-1])).lower(
-        np.array([True, False, True, False]), keys).compile()
-    assert any(str(v).startswith("dtype key") for v in compiled._run.kernels.values())
+    which = np.array([True, False, True, False])
+    fn = pyjax.jit(lambda c, k: jnp.where(c, k, k[::-1]))
+    compiled = fn.lower(which, keys).compile()
+    assert not any(str(v).startswith("dtype key") for v in compiled._run.kernels.values())
+    data = np.asarray(pyjax.random.key_data(keys))
+    np.testing.assert_array_equal(pyjax.random.key_data(fn(which, keys)), data[[0, 2, 2, 0]])
     pyjax.clear_caches()
 
 

@@ -128,6 +128,43 @@ def cases(jax, jnp, lax, np):
     add("vmap poisson", lambda ks: jax.vmap(lambda k: r.poisson(k, 4.0, (2,)))(ks),
         r.split(k, 2))
     add("jit poisson", jax.jit(lambda k: r.poisson(k, 3.0, (3,))))
+    # shape operations on key arrays (on their leading axes; the key data's trail along),
+    # eager and jitted
+    ks = r.split(k, 4)
+    which = jnp.array([True, False, True, False])
+    key_ops = [
+        ("broadcast_to", lambda k: jnp.broadcast_to(k, (3,)), (k,)),
+        ("reshape", lambda k: k.reshape(1), (k,)),
+        ("reshape 2x2", lambda ks: ks.reshape(2, 2), (ks,)),
+        ("stack", lambda a, b: jnp.stack([a, b]), (k, r.key(2))),
+        ("split[None]", lambda k: r.split(k)[None], (k,)),
+        ("expand_dims squeeze", lambda k: jnp.expand_dims(k, 0).squeeze(), (k,)),
+        ("ravel of closed-over", lambda k: ks.reshape(2, 2).ravel(), (k,)),
+        ("transpose", lambda ks: ks.reshape(2, 2).T, (ks,)),
+        ("concatenate", lambda ks: jnp.concatenate([ks, ks[:1]]), (ks,)),
+        ("index slice", lambda ks: (ks[1], ks[1:3], ks[::-1]), (ks,)),
+        ("where", lambda ks: jnp.where(which, ks, ks[::-1]), (ks,)),
+        ("tile repeat", lambda ks: (jnp.tile(ks, 2), jnp.repeat(ks, 2)), (ks,)),
+        ("take", lambda ks: jnp.take(ks, jnp.array([0, 2])), (ks,)),
+        ("take fill", lambda ks: jnp.take(ks, jnp.array([0, 7]), mode="fill"), (ks,)),
+        ("roll moveaxis", lambda ks: (jnp.roll(ks, 1), jnp.moveaxis(ks.reshape(2, 2), 0, 1)),
+         (ks,)),
+        ("lax shape ops", lambda ks: (lax.broadcast_in_dim(ks, (2, 4), (1,)),
+                                      lax.rev(ks, (0,)), lax.dynamic_slice(ks, (1,), (2,)),
+                                      lax.dynamic_update_slice(ks, ks[:1], (2,))), (ks,)),
+        ("zeros_like full_like", lambda ks: (jnp.zeros_like(ks), jnp.full_like(ks, ks[1])),
+         (ks,)),
+        ("at set", lambda ks: ks.at[1].set(ks[0]), (ks,)),
+        ("vmap closing over a key", lambda x: jax.vmap(lambda i: r.split(r.fold_in(k, i))[None])(
+            x), (jnp.arange(3),)),
+        ("vmap reshape stack", jax.vmap(lambda a, b: jnp.stack([a, b.reshape(())])), (ks, ks)),
+        ("scan keys out", lambda k: lax.scan(lambda c, _: (r.split(c)[0], c), k, None,
+                                              length=3)[1], (k,)),
+        ("map keys", lambda ks: lax.map(lambda c: jnp.broadcast_to(c, (2,)), ks), (ks,)),
+    ]
+    for name, fn, args in key_ops:
+        add(f"keys {name}", fn, *args)
+        add(f"keys jit {name}", jax.jit(fn), *args)
     return out
 
 

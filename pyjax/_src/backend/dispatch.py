@@ -142,13 +142,22 @@ def apply_primitive(prim: Any, args: tuple, params: dict) -> Any:
     """Eager evaluation: validate with the abstract rule, compute with the NumPy impl."""
     bufs, avals = [], []
     foreign = False  # any operand not an Array (a NumPy array may be aliased by the impl)
+    keys = False
     for x in args:
         buf, weak = to_buffer(x)
         foreign = foreign or type(x) is not ArrayImpl
         bufs.append(buf)
         # an array of an extended dtype (PRNG keys) is typed by its logical shape and dtype;
         # the impls work on its buffer, whose trailing axes are the key data
-        avals.append(x.aval if _is_extended(x) else ShapedArray(buf.shape, buf.dtype, weak))
+        if _is_extended(x):
+            keys = True
+            avals.append(x.aval)
+        else:
+            avals.append(ShapedArray(buf.shape, buf.dtype, weak))
+    if keys:
+        from pyjax._src.random import physical
+        if prim.name in physical.RULES:  # a shape operation: on the key data, compiled
+            return physical.apply(prim, args, params, avals)
     return _run_impl(prim, bufs, params, prim.abstract_eval(*avals, **params),
                      args if foreign else ())
 

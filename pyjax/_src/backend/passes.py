@@ -1,7 +1,8 @@
 """Stage 1 of the jit compiler: passes over the traced jaxpr, before the fusion plan.
 
 XLA's algebraic simplifications and dead-code removal (simplify.py), whose rewrites decide
-rounding (fused multiply-adds, x/c as x*(1/c)), so jit matches JAX's numbers; then nested jit
+rounding (fused multiply-adds, x/c as x*(1/c)), so jit matches JAX's numbers; then key-typed
+values become their uint32 key data (random/physical.py), as JAX lowers keys; then nested jit
 calls are inlined, each body optimised on its own first, exactly as it ran as a call (no
 rewrite crosses the boundary), so that fusion sees through them.  Last, an iota over
 several axes becomes its one counting line broadcast into the shape, so a fused kernel reads
@@ -75,9 +76,16 @@ def iota_lines(closed: ClosedJaxpr) -> ClosedJaxpr:
                              jaxpr.debug_info), closed.consts)
 
 
+def key_data(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """Key-typed values as their key data (random/physical.py)."""
+    from pyjax._src.random.physical import physicalize
+    return physicalize(closed)
+
+
 #: (name, pass) in the order they run
 PASSES: tuple[tuple[str, Callable[[ClosedJaxpr], ClosedJaxpr]], ...] = (
     ("algebraic rewrites and dead code", simplify),
+    ("key arrays as their key data", key_data),
     ("inline nested jit calls", inline_calls),
     ("iota as a broadcast line", iota_lines),
 )

@@ -875,6 +875,8 @@ def _eager_take(buf: np.ndarray, index: Any) -> np.ndarray | None:
 
 def _as_update_value(x: Any, y: Any) -> Any:
     """The update as an array: an in-range Python int takes x's integer dtype (strongly)."""
+    if isinstance(x.dtype, dtypes.ExtendedDType):  # keys: the update is keys too
+        return lnp.asarray(y)
     dtype = np.dtype(x.dtype)
     if isinstance(y, int) and dtypes.is_integer(dtype):
         info = dtypes.iinfo(dtype)
@@ -885,9 +887,9 @@ def _as_update_value(x: Any, y: Any) -> Any:
 
 def _warn_unsafe_cast(x: Any, y: Any) -> None:
     """JAX's FutureWarning when the update does not cast safely to x's dtype."""
-    xd, yd = np.dtype(x.dtype), np.dtype(y.dtype)
-    if xd == yd:
+    if x.dtype == y.dtype:  # (keys too: they have no NumPy dtype)
         return
+    xd, yd = np.dtype(x.dtype), np.dtype(y.dtype)
     if dtypes.promote([util.type_of(y), (xd, False)])[0] != xd:
         note_side_effect()
         warnings.warn(

@@ -307,9 +307,23 @@ def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
 def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> Any:
     """Like `full`, with the shape and dtype (and weak type) of `x` unless given."""
     fill_shape = np.shape(x) if shape is None else tuple(int(d) for d in shape)
+    if dtype is None and isinstance(getattr(x, "dtype", None), dtypes.ExtendedDType):
+        return _full_keys(fill_shape, fill_value, x.dtype)
     weak = dtype is None and _is_weak(x)
     dt = dtypes.dtype_and_weak(x)[0] if dtype is None else dtypes.check_user_dtype(dtype)
     return full(fill_shape, ew.convert_element_type(fill_value, dt, weak))
+
+
+def _full_keys(shape: tuple, fill_value: Any, dtype: Any) -> Any:
+    """Keys of `dtype` filled with `fill_value` (a key array, or a number every word of the
+    key data takes), wrapped key data as JAX's KeyTyRules.full makes them."""
+    from pyjax._src.primitives import prng
+    physical = (*shape, *dtype._impl.key_shape)
+    if isinstance(getattr(fill_value, "dtype", None), dtypes.ExtendedDType):
+        data = broadcast_to(prng.random_unwrap(fill_value), physical)
+    else:
+        data = full(physical, fill_value, dtypes.uint32)
+    return prng.random_wrap(data, impl=dtype._impl)
 
 
 def tile(operand: Any, reps: Sequence[int]) -> Any:

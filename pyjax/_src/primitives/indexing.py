@@ -387,6 +387,8 @@ def _default_fill(dtype: np.dtype) -> Any:
         return int(dtypes.iinfo(dtype).min)
     if dtype == dtypes.bool_:
         return True
+    if isinstance(dtype, dtypes.ExtendedDType) and dtypes.issubdtype(dtype, dtypes.prng_key):
+        return int(np.iinfo(np.uint32).max)  # (every word of the key data)
     raise ValueError(f"Unsupported dtype for gather fill_value {dtype}")
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from pyjax._src.core import dtypes
 from pyjax._src.core.array import Array, ArrayImpl
 from pyjax._src.core.avals import ShapedArray
+from pyjax._src.core.trace_state import trace_state
 
 
 class PRNGImpl(NamedTuple):
@@ -103,8 +104,13 @@ def check_key_data(impl: PRNGImpl, data: Any) -> None:
 
 
 def _logical(method: Callable[..., np.ndarray]) -> Callable[..., "PRNGKeyArray"]:
-    """A key-array method that applies `method` to the array of key positions and gathers."""
+    """A key-array method that applies `method` to the array of key positions and gathers;
+    under a trace it is Array's method (staged, as JAX stages a key array's methods)."""
+    name = method.__name__
+
     def fn(self: "PRNGKeyArray", *args: Any, **kwargs: Any) -> "PRNGKeyArray":
+        if trace_state.trace is not None:
+            return getattr(Array, name)(self, *args, **kwargs)
         positions = np.arange(self.size).reshape(self.shape)
         picked = method(positions, *args, **kwargs)
         flat = self._buf.reshape(-1, *self._impl.key_shape)
@@ -199,19 +205,36 @@ class PRNGKeyArray(Array):
             raise TypeError("iteration over a 0-d key array")
         return (PRNGKeyArray(self._impl, row) for row in self._buf)
 
-    __getitem__ = _logical(lambda positions, index: positions[_host_index(index)])
-    reshape = _logical(lambda positions, *shape, order="C": positions.reshape(
-        *shape, order=order))
-    ravel = flatten = _logical(lambda positions, order="C": positions.ravel(order))
-    squeeze = _logical(lambda positions, axis=None: positions.squeeze(axis))
-    transpose = _logical(lambda positions, *axes: positions.transpose(*axes))
-    swapaxes = _logical(lambda positions, a, b: positions.swapaxes(a, b))
-    take = _logical(lambda positions, indices, axis=None: positions.take(
-        np.asarray(indices), axis))
+    def __getitem__(positions, index):
+        return positions[_host_index(index)]
+
+    def reshape(positions, *shape, order="C"):
+        return positions.reshape(*shape, order=order)
+
+    def ravel(positions, order="C"):
+        return positions.ravel(order)
+
+    def flatten(positions, order="C"):
+        return positions.ravel(order)
+
+    def squeeze(positions, axis=None):
+        return positions.squeeze(axis)
+
+    def transpose(positions, *axes):
+        return positions.transpose(*axes)
+
+    def swapaxes(positions, a, b):
+        return positions.swapaxes(a, b)
+
+    def take(positions, indices, axis=None):
+        return positions.take(np.asarray(indices), axis)
+
+    __getitem__, reshape, ravel, flatten, squeeze, transpose, swapaxes, take = map(
+        _logical, (__getitem__, reshape, ravel, flatten, squeeze, transpose, swapaxes, take))
 
     @property
     def T(self) -> "PRNGKeyArray":  # noqa: N802 - NumPy's name
-        return self.transpose()
+        return Array.T.__get__(self) if trace_state.trace is not None else self.transpose()
 
     # -- comparisons (of the key data) -------------------------------------------------------
     def __eq__(self, other: object) -> Any:  # type: ignore[override]

@@ -28,6 +28,7 @@ from pyjax._src.parallel import propagation
 from pyjax._src.core.trace import use_trace
 from pyjax._src.primitives.control_flow import common
 from pyjax._src.primitives.control_flow.batch_util import ANY, batch_body, install_batch_rule
+from pyjax._src.random.physical import is_key, physical_aval
 from pyjax._src.transforms import ad, batching
 from pyjax._src.transforms.staging import abstractify
 from pyjax._src.tree_util import tree_flatten, tree_map, tree_unflatten, treedef_children
@@ -42,7 +43,7 @@ def _split3(xs: Sequence[Any], n1: int, n2: int) -> tuple[list, list, list]:
 def _scan_impl(*args: np.ndarray, jaxpr: ClosedJaxpr, length: int, reverse: bool,
                num_consts: int, num_carry: int, unroll: int) -> list:
     num_ys = len(jaxpr.out_avals) - num_carry
-    ys = [np.empty((length, *a.shape), a.dtype) for a in jaxpr.out_avals[num_carry:]]
+    ys = [np.empty((length, *a.shape), a.dtype) for a in _buffer_avals(jaxpr)[num_carry:]]
     block = _map_block(jaxpr, length, num_carry, args[num_consts:])
     if block > 1:
         _map(block, ys, args[:num_consts], args[num_consts:], jaxpr)
@@ -51,6 +52,11 @@ def _scan_impl(*args: np.ndarray, jaxpr: ClosedJaxpr, length: int, reverse: bool
     steps = range(length - 1, -1, -1) if reverse else range(length)
     carry = loop(compile_jaxpr(jaxpr).positional, steps, ys, *args)
     return [*[np.asarray(c) for c in carry], *ys]
+
+
+def _buffer_avals(jaxpr: ClosedJaxpr) -> list[ShapedArray]:
+    """The types of the body's output buffers (a key array's: its key data)."""
+    return [physical_aval(a) if is_key(a) else a for a in jaxpr.out_avals]
 
 
 #: bytes of xs and ys per block of iterations a carry-free scan runs batched (see _map_block)
@@ -71,7 +77,7 @@ def _map_block(jaxpr: ClosedJaxpr, length: int, num_carry: int, xs: Sequence[np.
             or _ordered(jaxpr.jaxpr)):
         return 1
     per = sum(x[0].nbytes for x in xs) + sum(
-        int(np.prod(a.shape)) * np.dtype(a.dtype).itemsize for a in jaxpr.out_avals)
+        int(np.prod(a.shape)) * np.dtype(a.dtype).itemsize for a in _buffer_avals(jaxpr))
     return max(1, min(length, MAP_BLOCK_BYTES // max(per, 1)))
 
 
