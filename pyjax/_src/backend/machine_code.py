@@ -1,5 +1,5 @@
 """A few x86-64 instructions as Python builtin functions, for the two switches of fp_mode.py,
-the buffer addresses tier 1 passes to its kernels and calls of its small elementwise kernels.
+the buffer addresses tier 1 passes to its kernels and the calls of its kernels.
 
 A ctypes call costs 0.25 µs and `ndarray.__array_interface__` 1.6 µs; the hot paths that need
 them (every eager operation; every native kernel call) cannot afford that.  CPython calls a
@@ -41,9 +41,10 @@ def c_address(name: str) -> int:
     return ctypes.cast(getattr(ctypes.pythonapi, name), ctypes.c_void_p).value
 
 
-def builtins(specs: Sequence[tuple[str, bytes, int, Any]]) -> list[Callable]:
-    """Builtin functions over machine code: one per (name, code, METH_* flag, self object),
-    all in one executable page.  Raises OSError or ValueError where that cannot be done."""
+def _method_definitions(specs: Sequence[tuple[str, bytes, int]]) -> list[Any]:
+    """PyMethodDefs (kept alive with the process) of (name, code, METH_* flag) each, their
+    code all in one executable page.  Raises OSError or ValueError where that cannot be
+    done."""
     import ctypes
     import mmap
 
@@ -56,18 +57,29 @@ def builtins(specs: Sequence[tuple[str, bytes, int, Any]]) -> list[Callable]:
         _fields_ = [("name", ctypes.c_char_p), ("meth", ctypes.c_void_p),
                     ("flags", ctypes.c_int), ("doc", ctypes.c_char_p)]
 
+    definitions, offset = [], 0
+    for name, code, flags in specs:
+        page[offset:offset + len(code)] = code
+        definitions.append(MethodDef(name.encode(), base + offset, flags, None))
+        offset += (len(code) + 15) // 16 * 16
+    _keep.extend((page, *definitions))
+    return definitions
+
+
+def _function(definition: Any, self: Any) -> Callable:
+    """The builtin function of a method definition, bound to `self` (its first argument)."""
+    import ctypes
     new = ctypes.pythonapi.PyCFunction_NewEx
     new.restype = ctypes.py_object
-    new.argtypes = [ctypes.POINTER(MethodDef), ctypes.py_object, ctypes.py_object]
-    functions, offset = [], 0
-    for name, code, flags, self in specs:
-        page[offset:offset + len(code)] = code
-        definition = MethodDef(name.encode(), base + offset, flags, None)
-        _keep.append(definition)
-        functions.append(new(definition, self, None))
-        offset += (len(code) + 15) // 16 * 16
-    _keep.append(page)
-    return functions
+    new.argtypes = [ctypes.c_void_p, ctypes.py_object, ctypes.py_object]
+    return new(ctypes.addressof(definition), self, None)
+
+
+def builtins(specs: Sequence[tuple[str, bytes, int, Any]]) -> list[Callable]:
+    """Builtin functions over machine code: one per (name, code, METH_* flag, self object),
+    all in one executable page.  Raises OSError or ValueError where that cannot be done."""
+    definitions = _method_definitions([spec[:3] for spec in specs])
+    return [_function(d, spec[3]) for d, spec in zip(definitions, specs)]
 
 
 def _movabs_rax(address: int) -> bytes:
@@ -120,6 +132,64 @@ def array_kernel(name: str, address: int) -> Callable[[Any, Any], Any]:
                           "4885c9740d490faf104983c00848ffc975f3")
             + _movabs_rax(address) + bytes.fromhex("ffd04889d848ff005bc3"))
     return builtins([(name, code, METH_FASTCALL, None)])[0]
+
+
+#: the method definition every kernel caller shares (made on first use)
+_caller: list = []
+
+
+def kernel_caller(params: Any) -> Callable[..., Any]:
+    """call(*arrays) -> arrays[-1]: a builtin calling the native `void fn(int64_t rows,
+    int64_t cols, void **pointers)` with the arrays' buffers as `pointers`, where `params`
+    is a C-contiguous int64 ndarray [fn's address, rows, cols] (kept alive by the builtin,
+    whose `self` it is).  The GIL is released around fn, as ctypes does, for a fraction of
+    what the ctypes pointer array and call cost.  It checks nothing: at least one argument,
+    every one an ndarray fn may read or write.  Raises OSError or ValueError where it
+    cannot be made.  (METH_FASTCALL: self in rdi, args in rsi, nargs in rdx.)
+
+        pushq  %rbp; movq %rsp, %rbp
+        pushq  %rbx; pushq %r12; pushq %r13; pushq %r14
+        movq   16(%rdi), %rbx          # params->data: fn, rows, cols
+        leaq   15(,%rdx,8), %rax       # room for the pointers, the stack kept aligned
+        andq   $-16, %rax
+        subq   %rax, %rsp
+        xorl   %ecx, %ecx
+    1:  cmpq   %rdx, %rcx              # pointers[i] = args[i]->data
+        jge    2f
+        movq   (%rsi,%rcx,8), %rax
+        movq   16(%rax), %rax
+        movq   %rax, (%rsp,%rcx,8)
+        incq   %rcx
+        jmp    1b
+    2:  movq   -8(%rsi,%rdx,8), %r14   # the result: the last argument
+        movq   %rsp, %r12
+        movabs $PyEval_SaveThread, %rax
+        callq  *%rax
+        movq   %rax, %r13              # the thread state
+        movq   8(%rbx), %rdi           # fn(rows, cols, pointers)
+        movq   16(%rbx), %rsi
+        movq   %r12, %rdx
+        movq   (%rbx), %rax
+        callq  *%rax
+        movq   %r13, %rdi
+        movabs $PyEval_RestoreThread, %rax
+        callq  *%rax
+        movq   %r14, %rax
+        incq   (%rax)                  # Py_INCREF(result)
+        leaq   -32(%rbp), %rsp
+        popq   %r14; popq %r13; popq %r12; popq %rbx; popq %rbp
+        retq
+    """
+    if not _caller:
+        code = (bytes.fromhex("554889e553415441554156488b5f10488d04d50f0000004883e0f04829c4"
+                              "31c94839d17d11488b04ce488b4010488904cc48ffc1ebea4c8b74d6f8"
+                              "4989e4")
+                + _movabs_rax(c_address("PyEval_SaveThread"))
+                + bytes.fromhex("ffd04989c5488b7b08488b73104c89e2488b03ffd04c89ef")
+                + _movabs_rax(c_address("PyEval_RestoreThread"))
+                + bytes.fromhex("ffd04c89f048ff00488d65e0415e415d415c5b5dc3"))
+        _caller.extend(_method_definitions([("kernel_call", code, METH_FASTCALL)]))
+    return _function(_caller[0], params)
 
 
 def code_address(code: bytes) -> int:

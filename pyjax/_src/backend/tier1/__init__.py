@@ -11,11 +11,11 @@ import ctypes
 import math
 import os
 import warnings
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
-from pyjax._src.backend import host_memory
+from pyjax._src.backend import host_memory, machine_code
 from pyjax._src.backend.machine_code import data_pointer
 from pyjax._src.backend.tier1 import codegen, engine
 from pyjax._src.backend.tier1.codegen import Unsupported
@@ -49,35 +49,22 @@ class Kernel:
         self.inputs = [(i, np.dtype(cluster.inputs[i].aval.dtype)) for i, _ in layout.inputs]
         self.outputs = [(tuple(v.aval.shape), np.dtype(v.aval.dtype), _align(streamed))
                         for v, streamed in zip(layout.outputs, layout.streamed)]
-        self.n = len(self.inputs) + len(self.outputs)
         self.fn: Any = None
         self.fallback: Any = None  # tier 0's function for the cluster
 
-    def compile(self, quick: bool = False) -> None:
-        """Compile the kernel; `quick`: quick code first where the optimised code is not at
-        hand (engine.compile_quick: the same bits), replaced by the optimised code compiled on
-        the compile thread once the first call has run (not during it: llvmlite runs one
-        LLVM call at a time, and the cores are shared)."""
-        if not quick:
-            self.fn = engine.compile_ir(self.ir, short=True)
-            return
-        fn, optimised = engine.compile_quick(self.ir, short=True)
-        if optimised:
-            self.fn = fn
-            return
+    @property
+    def fn(self) -> Any:
+        """The native function: fn(rows, cols, pointers)."""
+        return self._fn
 
-        def first(*args: Any) -> None:
-            self.fn = fn
-            fn(*args)
-            engine.submit(self._optimise)
-        self.fn = first
+    @fn.setter
+    def fn(self, fn: Any) -> None:
+        self._fn = fn
+        #: call(*arrays): fn on this kernel's rows and columns and the arrays' buffers
+        self.call = None if fn is None else _caller(fn, self.rows, self.cols)
 
-    def _optimise(self) -> None:
-        """Swap the optimised code in for the quick code."""
-        try:
-            self.fn = engine.compile_ir(self.ir, short=True)
-        except Exception:  # noqa: BLE001  (LLVM rejected it: the quick code keeps serving)
-            pass
+    def compile(self) -> None:
+        self.fn = engine.compile_ir(self.ir, short=True)
 
     def __call__(self, *args: Any) -> tuple:
         keep = []
@@ -87,8 +74,7 @@ class Kernel:
                 return self.fallback(*args)  # tier 0 reads it without copying
             keep.append(x)
         outs = [_output(shape, dtype, align) for shape, dtype, align in self.outputs]
-        pointers = (ctypes.c_void_p * self.n)(*[data_pointer(a) for a in (*keep, *outs)])
-        self.fn(self.rows, self.cols, pointers)
+        self.call(*keep, *outs)
         return tuple(outs)
 
 
@@ -119,7 +105,6 @@ class GroupKernel(Kernel):
         self.inputs = sorted({(s[1], np.dtype(group.inputs[s[1]].aval.dtype))
                               for s in self.sources if s is not None and s[0]})
         self.results = [made[v] for v in group.outputs]
-        self.n = len(self.sources)
         self.fn = None
         self.fallback = None
 
@@ -131,11 +116,29 @@ class GroupKernel(Kernel):
                 return self.fallback(*args)  # tier 0 reads it without copying
             keep[i] = x
         made = [_output(shape, dtype, align) for shape, dtype, align in self.buffers]
-        pointers = (ctypes.c_void_p * self.n)(*[
-            None if s is None else data_pointer(keep[s[1]] if s[0] else made[s[1]])
-            for s in self.sources])
-        self.fn(self.rows, self.cols, pointers)
+        self.call(*[_ON_STACK if s is None else keep[s[1]] if s[0] else made[s[1]]
+                    for s in self.sources])
         return tuple(made[j] for j in self.results)
+
+
+#: what a row group's kernel is passed for a value its members keep on its stack (ignored)
+_ON_STACK = np.empty(0, np.uint8)
+
+
+def _caller(fn: Any, rows: int, cols: int) -> Callable[..., Any]:
+    """call(*arrays): fn(rows, cols, the arrays' buffers) with the GIL released, through
+    machine_code's builtin for a native function, else ctypes (a kernel call of psum's
+    4 x 16384 floats: 6.9 us of Python and ctypes around the kernel -> 1.4)."""
+    if isinstance(fn, ctypes._CFuncPtr) and machine_code.UNAVAILABLE is None:
+        address = ctypes.cast(fn, ctypes.c_void_p).value
+        try:
+            return machine_code.kernel_caller(np.array([address, rows, cols], np.int64))
+        except (OSError, ValueError):  # no executable memory
+            pass
+
+    def call(*arrays: Any) -> None:
+        fn(rows, cols, (ctypes.c_void_p * len(arrays))(*map(data_pointer, arrays)))
+    return call
 
 
 #: _output(shape, dtype, align): a kernel's output buffer (a large one from host_memory's
@@ -201,7 +204,7 @@ def attach(program: Any, sync: bool) -> dict[str, Kernel | str]:
 
     def install(fname: str, kernel: Kernel) -> None:
         try:
-            kernel.compile(quick=work[fname] < QUICK_WORK)
+            kernel.compile()
         except Exception as e:  # noqa: BLE001  (LLVM rejected it: tier 0 keeps serving)
             kernels[fname] = f"LLVM failed: {e}"
             namespace[fname] = kernel.fallback
@@ -218,13 +221,6 @@ def attach(program: Any, sync: bool) -> dict[str, Kernel | str]:
                 namespace[fname] = _patient(namespace, fname, kernel.fallback, patience)
                 engine.submit(lambda f=fname, k=kernel, p=patience: _installed(install, f, k, p))
     return kernels
-
-
-#: element-operations of a cluster below which its kernel is compiled as quick code first
-#: (Kernel.compile): the compile time saved (10-45 ms of CPU a kernel) is worth more than the
-#: quick code's slower first call(s): 0.1-0.25 ns more per element-operation (selu, softmax,
-#: layernorm, Σtanh²), so sin(10 e^x) cos(x²+1) over 50M elements (400M) compiles optimised
-QUICK_WORK = 1 << 27
 
 
 #: element-operations of a cluster from which its first call waits for its kernel rather than
