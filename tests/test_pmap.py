@@ -11,7 +11,7 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "oracle"))
-from record_pmap import CASES  # noqa: E402
+from record_pmap import CASES, JAXPR_CASES  # noqa: E402
 
 RECORDS = {r["name"]: r for r in json.load(open(os.path.join(HERE, "data", "pmap.json")))["records"]}
 
@@ -20,13 +20,16 @@ import json, sys
 import numpy as np
 import pyjax as jax, pyjax.numpy as jnp
 from pyjax import lax
-cases = json.loads(sys.argv[1])
+cases, jaxpr_cases = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 x = jnp.arange(12.0).reshape(4, 3)
 out = {}
 for name, src in cases.items():
-    y = jax.pmap(eval(src, {"lax": lax, "jnp": jnp}), axis_name="i")(x)
+    fn = jax.pmap(eval(src, {"lax": lax, "jnp": jnp}), axis_name="i")
+    y = fn(x)
     out[name] = {"dtype": str(y.dtype), "shape": list(y.shape), "data": np.asarray(y).ravel().tolist(),
-                 "devices": sorted(d.id for d in y.devices())}
+                 "devices": sorted(d.id for d in y.devices()), "jaxpr": str(jax.make_jaxpr(fn)(x))}
+for name, src in jaxpr_cases.items():
+    out[name] = {"jaxpr": str(jax.make_jaxpr(eval(src, {"jax": jax, "lax": lax, "jnp": jnp}))(x))}
 out["count"] = jax.local_device_count()
 try:
     jax.pmap(lambda v: v)(jnp.ones((5, 2)))
@@ -40,7 +43,8 @@ print(json.dumps(out))
 @pytest.fixture(scope="module")
 def results():
     env = dict(os.environ, PYJAX_NUM_CPU_DEVICES="4")
-    proc = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps(CASES)], env=env,
+    proc = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps(CASES),
+                           json.dumps(JAXPR_CASES)], env=env,
                           capture_output=True, text=True, check=True)
     return json.loads(proc.stdout)
 
@@ -51,6 +55,12 @@ def test_collective_matches_jax(results, name):
     assert (got["dtype"], got["shape"]) == (expected["dtype"], expected["shape"])
     np.testing.assert_allclose(got["data"], expected["data"], rtol=1e-6)
     assert got["devices"] == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("name", sorted(CASES) + sorted(JAXPR_CASES))
+def test_jaxpr_matches_jax(results, name):
+    """Staged, pmap is JAX's jit[name=_fun] of a shard_map over the mapped devices."""
+    assert results[name]["jaxpr"] == RECORDS[name]["jaxpr"]
 
 
 def test_device_count_and_too_many_slices(results):

@@ -3,8 +3,10 @@
     XLA_FLAGS=--xla_force_host_platform_device_count=4 /path/to/venv-with-jax/bin/python \
         tests/oracle/record_pmap.py
 
-Writes tests/data/pmap.json (one record per case: name, output values, dtype, shape).
-CASES is shared with tests/test_pmap.py, which runs the same functions under pyjax.
+Writes tests/data/pmap.json (one record per case: name, output values, dtype, shape, and the
+jaxpr of the pmapped function: JAX stages pmap as jit[name=_fun] of a shard_map), and one
+record per JAXPR_CASES entry (the jaxpr of a function of x calling a pmapped function).
+CASES and JAXPR_CASES are shared with tests/test_pmap.py, which runs them under pyjax.
 """
 import json
 import os
@@ -24,6 +26,20 @@ CASES = {
     "normalise": "lambda x: x / lax.psum(x.sum(), 'i')",
 }
 
+#: name -> a function of x (f32[4, 3]) whose make_jaxpr is recorded
+JAXPR_CASES = {
+    "unnamed_axis": "lambda x: jax.pmap(jnp.sin)(x)",
+    "in_axes_none": "lambda x: jax.pmap(lambda a, b: a * b, in_axes=(0, None))(x, 2.0)",
+    "in_axes_1": "lambda x: jax.pmap(lambda a: a.sum(), in_axes=1)(x.T[:, :4])",
+    "out_axes_none": "lambda x: jax.pmap(lambda a: (a, lax.psum(a, 'i')), axis_name='i', "
+                     "out_axes=(0, None))(x)",
+    "static_arg": "lambda x: jax.pmap(lambda a, n: a * n, static_broadcasted_argnums=1)(x, 3)",
+    "pytree_args": "lambda x: jax.pmap(lambda d: d['a'] - d['b'])({'a': x, 'b': x * 2})",
+    "keyword_arg": "lambda x: jax.pmap(lambda a, b: a * b)(x, b=x)",
+    "two_devices": "lambda x: jax.pmap(lambda a: a * 2)(x[:2])",
+    "jit_of_pmap": "jax.jit(jax.pmap(lambda a: jnp.cos(a) + 1))",
+}
+
 
 def main() -> None:
     import jax
@@ -34,9 +50,13 @@ def main() -> None:
     x = jnp.arange(12.0).reshape(4, 3)
     records = []
     for name, src in CASES.items():
-        out = np.asarray(jax.pmap(eval(src, {"lax": lax, "jnp": jnp}), axis_name="i")(x))
+        fn = jax.pmap(eval(src, {"lax": lax, "jnp": jnp}), axis_name="i")
+        out = np.asarray(fn(x))
         records.append({"name": name, "dtype": out.dtype.name, "shape": list(out.shape),
-                        "data": out.ravel().tolist()})
+                        "data": out.ravel().tolist(), "jaxpr": str(jax.make_jaxpr(fn)(x))})
+    for name, src in JAXPR_CASES.items():
+        fn = eval(src, {"jax": jax, "lax": lax, "jnp": jnp})
+        records.append({"name": name, "jaxpr": str(jax.make_jaxpr(fn)(x))})
     path = os.path.join(os.path.dirname(__file__), "..", "data", "pmap.json")
     with open(path, "w") as f:
         f.write('{"jax_version": "%s", "records": [\n' % jax.__version__)

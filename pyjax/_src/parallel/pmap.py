@@ -1,7 +1,9 @@
 """pmap: run a function on each local device's slice of the leading axis.
 
 The host devices share one memory, so pmap is compiled once as jit of vmap over the stacked
-device axis; collectives over `axis_name` work as under vmap.  In a distributed job each
+device axis; collectives over `axis_name` work as under vmap.  Staged (under make_jaxpr or
+an enclosing jit, in one process) it is what JAX 0.10.2 stages: jit[name=_fun] of a
+shard_map over a one-axis mesh of the mapped devices (`_staged`).  In a distributed job each
 process maps over its local devices and the collectives go on across processes over MPI.
 Results record which device holds which slice: a NamedSharding over a one-axis mesh named after
 `axis_name`, as in JAX (unmapped results, out_axes None, are replicated over it).
@@ -19,6 +21,8 @@ import functools
 import threading
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from pyjax._src import caches
 from pyjax._src.backend.caller import make_caller
 from pyjax._src.backend.executor import compile_jaxpr
@@ -33,7 +37,8 @@ from pyjax._src.parallel.mesh import Mesh, context_key as mesh_context_key
 from pyjax._src.parallel.sharding import NamedSharding, PartitionSpec, placed
 from pyjax._src.transforms.batching import _broadcast_prefix, vmap
 from pyjax._src.transforms.jit import jit
-from pyjax._src.tree_util import _flat_tuple_treedef, tree_flatten, tree_unflatten
+from pyjax._src.transforms.staging import StagingTrace
+from pyjax._src.tree_util import _flat_tuple_treedef, tree_flatten, tree_map, tree_unflatten
 
 PMAP_AXIS = "_internal_pmap_axis_name"
 _MEMO_LIMIT = 64  # argument / result structures remembered per pmapped function
@@ -89,6 +94,10 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
                              f"{len(available)} local devices are available; set "
                              "PYJAX_NUM_CPU_DEVICES (or XLA_FLAGS=--xla_force_host_platform_"
                              "device_count) to use more")
+        if type(trace_state.trace) is StagingTrace and not spans and size:
+            # staged (make_jaxpr, a jit around it): as JAX stages pmap, jit of shard_map
+            return _staged(fun, (len(args), bool(kwargs), spans, statics), treedef, plan.axes,
+                           frozen_dyn, out_axes, frozen_out, name, available[:size])(*leaves)
         try:
             out = plan.compiled(*dyn)
         except Exception as e:  # the other processes would wait for this one's collectives
@@ -280,6 +289,42 @@ def _compiled(fun: Callable, call_key: tuple, in_axes: Any, frozen_in: Any, out_
                 _cache_slots.pop(next(iter(_cache_slots)), None)
             _cache_slots[key] = compiled
     return compiled
+
+
+def _staged(fun: Callable, call_key: tuple, treedef: Any, leaf_axes: list, frozen_in: Any,
+            out_axes: Any, frozen_out: Any, name: Any, mesh_devices: tuple) -> Callable:
+    """pmap as JAX 0.10.2 stages it: jit[name=_fun] of a shard_map (check_vma off) over a
+    one-axis mesh of the mapped devices, called with the mapped arguments' leaves (tree
+    `treedef`), each mapped leaf split along its axis, squeezed inside and its result
+    expanded back (JAX's _cached_shard_map)."""
+    key = ("staged", fun, call_key, treedef, frozen_in, frozen_out, name, mesh_devices)
+    jitted = _cache_slots.get(key)
+    if jitted is not None:
+        return jitted
+    from pyjax._src.parallel.shard_map import shard_map
+    from pyjax._src.primitives import shape as shp
+    n_args, has_kwargs, _, statics = call_key
+    static_at = dict(statics)
+    mesh = Mesh(np.array(mesh_devices), (name,))
+
+    def spec(axis: int | None) -> PartitionSpec:
+        return PartitionSpec() if axis is None else PartitionSpec(*([None] * axis), name)
+
+    def _fun(*flat: Any) -> Any:  # (JAX's name for it, which the jit equation shows)
+        dyn = tree_unflatten(treedef, [x if a is None else shp.squeeze(x, [a])
+                                        for x, a in zip(flat, leaf_axes)])
+        kw = dyn[-1] if has_kwargs else {}
+        it = iter(dyn)
+        out = fun(*[static_at[i] if i in static_at else next(it) for i in range(n_args)], **kw)
+        leaves, out_tree = tree_flatten(out)
+        return tree_unflatten(out_tree, [
+            x if a is None else shp.expand_dims(x, [a])
+            for x, a in zip(leaves, _broadcast_prefix(out_axes, out, "out_axes"))])
+
+    out_specs = tree_map(spec, out_axes, is_leaf=lambda x: x is None)
+    jitted = jit(shard_map(_fun, mesh=mesh, in_specs=tuple(spec(a) for a in leaf_axes),
+                           out_specs=out_specs, check_vma=False, axis_names={name}))
+    return _remember(_cache_slots, key, jitted)
 
 
 def _body(fun: Callable, n_args: int, has_kwargs: bool, spans: bool, statics: tuple

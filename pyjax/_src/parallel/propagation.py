@@ -85,11 +85,13 @@ def shardings_on(mesh: Any, specs: list, avals: list) -> list:
 
 def program_mesh(jaxpr: Jaxpr) -> Any:
     """The (concrete) mesh the first of `jaxpr`'s equations that lays its result out over one
-    names, or None."""
+    names (inside a nested jit too: jit of pmap's shard_map), or None."""
     from pyjax._src.parallel.mesh import Mesh
     for eqn in jaxpr.eqns:
         named = eqn.primitive.result_mesh
         mesh = None if named is None else named(eqn.params)
+        if mesh is None and eqn.primitive.name == "jit":
+            mesh = program_mesh(eqn.params["jaxpr"].jaxpr)
         if isinstance(mesh, Mesh):
             return mesh
     return None
@@ -120,8 +122,8 @@ def eqn_specs(eqn: Any, ins: list, sizes: dict) -> list | None:
     rule = prim.sharding_rule
     if rule is None:
         return None
-    if prim.result_mesh is not None or any(s is not None for s in ins):
-        return rule(eqn, ins, sizes)
+    if prim.result_mesh is not None or any(s is not None for s in ins) or rule is nested_call:
+        return rule(eqn, ins, sizes)  # (a nested call's body may lay its results out itself)
     return [None] * len(eqn.outvars)
 
 
