@@ -1,5 +1,8 @@
 """Shared by the recorders: run a case list under real JAX with x64 off, then on, and write one
-JSON record per case (its jaxpr text or the error JAX raised, and optionally its eager value)."""
+JSON record per case (its jaxpr text or the error JAX raised, and optionally its eager value);
+and the pieces of the recorders whose cases are (name, thunk) pairs run in a child process with
+a forced device count (memory spaces, sharding, size-one mesh axes), each recorded as repr()
+of its result or its error."""
 import json
 import sys
 
@@ -77,3 +80,64 @@ def record_thunk_values(values_fn, encode):
         for name, thunk in values_fn(jax, jnp, lax, np):
             values.append({"name": name, "x64": x64, "outputs": encode(thunk(), np)})
     return values
+
+
+# -- thunk recorders: cases as (name, thunk), each recorded as repr() of its result or its error
+
+def thunk_case_list():
+    """An empty list of (name, thunk) cases and the `add(name, thunk)` that appends to it."""
+    cases = []
+
+    def add(name, thunk):
+        cases.append((name, thunk))
+    return cases, add
+
+
+def jaxpr_thunk(jax, fn, *args):
+    """A thunk giving make_jaxpr(fn)(*args)'s text."""
+    return lambda: str(jax.make_jaxpr(fn)(*args))
+
+
+def in_mesh(jax, mesh, thunk):
+    """`thunk` run with `mesh` set (jax.set_mesh)."""
+    def run():
+        with jax.set_mesh(mesh):
+            return thunk()
+    return run
+
+
+def repr_or_error(thunk, show=repr) -> str:
+    """show(thunk()), or the error's class name and message (source locations cut off)."""
+    try:
+        value = thunk()
+    except Exception as e:  # noqa: BLE001 - the error is the record
+        text = str(e).split(" This error occurs at source:")[0]
+        return f"{type(e).__name__}: {text}"
+    return show(value)
+
+
+def run_child(script, device_count):
+    """The JSON that `script child` prints when run with `device_count` forced CPU devices."""
+    import os
+    import subprocess
+    env = dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={device_count}")
+    proc = subprocess.run([sys.executable, script, "child"], env=env, check=True,
+                          capture_output=True, text=True)
+    return json.loads(proc.stdout)
+
+
+def print_run_all(run_all):
+    """The child's part: run_all(jax, jnp, lax, np) under JAX 0.10.2, printed as JSON."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax import lax
+    assert jax.__version__ == "0.10.2"
+    print(json.dumps(run_all(jax, jnp, lax, np)))
+
+
+def write_json(out, out_path):
+    """`out` as indented JSON with sorted keys."""
+    with open(out_path, "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
+        f.write("\n")

@@ -7,10 +7,10 @@ made with a memory space) into tests/data/memory_space.json:
 `run_all(jax, jnp, lax, np)` is shared with tests/test_memory_space.py, which runs the same
 cases under pyjax.  Each record is repr() of the result or the error's class name and message.
 """
-import json
 import os
-import subprocess
 import sys
+
+from jaxpr_recording import print_run_all, repr_or_error, run_child, thunk_case_list, write_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(os.path.dirname(HERE), "data", "memory_space.json")
@@ -22,10 +22,7 @@ def cases(jax, jnp, lax, np):
     S = jax.memory.Space
     dev = jax.devices()[0]
     x = jnp.arange(4.0)
-    out = []
-
-    def add(name, thunk):
-        out.append((name, thunk))
+    out, add = thunk_case_list()
 
     def on(kind):
         return SingleDeviceSharding(dev, memory_kind=kind)
@@ -72,34 +69,16 @@ def cases(jax, jnp, lax, np):
     return out
 
 
-def _record(thunk):
-    try:
-        value = thunk()
-    except Exception as e:  # noqa: BLE001 - the error is the record
-        return f"{type(e).__name__}: {e}"
-    return repr(value)
-
-
 def run_all(jax, jnp, lax, np):
-    return {name: _record(thunk) for name, thunk in cases(jax, jnp, lax, np)}
+    return {name: repr_or_error(thunk) for name, thunk in cases(jax, jnp, lax, np)}
 
 
 def main() -> None:
     if len(sys.argv) > 1:  # the child: one CPU device, as the tests run
-        import jax
-        import jax.numpy as jnp
-        import numpy as np
-        from jax import lax
-        assert jax.__version__ == "0.10.2"
-        print(json.dumps(run_all(jax, jnp, lax, np)))
+        print_run_all(run_all)
         return
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=1")
-    proc = subprocess.run([sys.executable, __file__, "child"], env=env, check=True,
-                          capture_output=True, text=True)
-    out = {"jax_version": "0.10.2", "records": json.loads(proc.stdout)}
-    with open(OUT, "w") as f:
-        json.dump(out, f, indent=1, sort_keys=True)
-        f.write("\n")
+    out = {"jax_version": "0.10.2", "records": run_child(__file__, 1)}
+    write_json(out, OUT)
     print(len(out["records"]), "records", file=sys.stderr)
 
 

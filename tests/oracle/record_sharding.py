@@ -9,11 +9,13 @@ shards, make_array_from_*, with_sharding_constraint, reshard, jit's in/out_shard
 under pyjax with the same device count.  Each record is a string: repr() of the result (sets of
 devices as sorted ids), or the error's class name and message (source locations cut off).
 """
-import json
+import functools
 import os
-import subprocess
 import sys
 import warnings
+
+from jaxpr_recording import (in_mesh as _in_mesh, jaxpr_thunk, print_run_all, repr_or_error,
+                             run_child, thunk_case_list, write_json)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(os.path.dirname(HERE), "data", "sharding.json")
@@ -32,19 +34,8 @@ def cases(jax, jnp, lax, np):
     emesh = jax.make_mesh(two, ("x", "y"))
     s = NamedSharding(mesh, P("x", "y"))
     x = jnp.arange(24.0).reshape(4, 6)
-    out = []
-
-    def add(name, thunk):
-        out.append((name, thunk))
-
-    def jaxpr(fn, *args):
-        return lambda: str(jax.make_jaxpr(fn)(*args))
-
-    def in_mesh(m, thunk):
-        def run():
-            with jax.set_mesh(m):
-                return thunk()
-        return run
+    out, add = thunk_case_list()
+    jaxpr, in_mesh = functools.partial(jaxpr_thunk, jax), functools.partial(_in_mesh, jax)
 
     def shards(a):
         return [(sh.device.id, sh.index, sh.replica_id, np.asarray(sh.data).tolist(),
@@ -524,41 +515,19 @@ def _show_sets(value, np):
     return value
 
 
-def record(thunk, np):
-    try:
-        value = thunk()
-    except Exception as e:  # noqa: BLE001 - the error is the record
-        text = str(e).split(" This error occurs at source:")[0]
-        return f"{type(e).__name__}: {text}"
-    return repr(_show_sets(value, np))
-
-
 def run_all(jax, jnp, lax, np):
-    return {name: record(thunk, np) for name, thunk in cases(jax, jnp, lax, np)}
-
-
-def _record_here() -> None:
-    import jax
-    import jax.numpy as jnp
-    import numpy as np
-    from jax import lax
-    assert jax.__version__ == "0.10.2"
-    print(json.dumps(run_all(jax, jnp, lax, np)))
+    return {name: repr_or_error(thunk, lambda value: repr(_show_sets(value, np)))
+            for name, thunk in cases(jax, jnp, lax, np)}
 
 
 def main() -> None:
     if len(sys.argv) > 1:  # the child: record with the device count the environment sets
-        _record_here()
+        print_run_all(run_all)
         return
     out = {"jax_version": "0.10.2"}
     for count in (4, 1):
-        env = dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={count}")
-        proc = subprocess.run([sys.executable, __file__, "child"], env=env, check=True,
-                              capture_output=True, text=True)
-        out[f"devices_{count}"] = json.loads(proc.stdout)
-    with open(OUT, "w") as f:
-        json.dump(out, f, indent=1, sort_keys=True)
-        f.write("\n")
+        out[f"devices_{count}"] = run_child(__file__, count)
+    write_json(out, OUT)
     print(sum(len(v) for k, v in out.items() if k.startswith("devices")), "records",
           file=sys.stderr)
 

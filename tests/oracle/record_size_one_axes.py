@@ -8,10 +8,12 @@ CPU devices, a (4, 1, 2) mesh named x, y, z, into tests/data/size_one_axes.json:
 cases under pyjax with 8 devices.  Each record is repr() of the result (jaxprs as text, arrays
 as nested lists) or the error's class name and message.
 """
-import json
+import functools
 import os
-import subprocess
 import sys
+
+from jaxpr_recording import (in_mesh as _in_mesh, jaxpr_thunk, print_run_all, repr_or_error,
+                             run_child, thunk_case_list, write_json)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(os.path.dirname(HERE), "data", "size_one_axes.json")
@@ -25,19 +27,8 @@ def cases(jax, jnp, lax, np):
     data = jnp.arange(32.0).reshape(8, 4)
     xy = jax.device_put(data, NamedSharding(explicit, P(("x", "y"), "z")))
     y_only = jax.device_put(data, NamedSharding(explicit, P("y", "z")))
-    out = []
-
-    def add(name, thunk):
-        out.append((name, thunk))
-
-    def jaxpr(fn, *args):
-        return lambda: str(jax.make_jaxpr(fn)(*args))
-
-    def in_mesh(m, thunk):
-        def run():
-            with jax.set_mesh(m):
-                return thunk()
-        return run
+    out, add = thunk_case_list()
+    jaxpr, in_mesh = functools.partial(jaxpr_thunk, jax), functools.partial(_in_mesh, jax)
 
     # types of placed arrays and of what is computed from them
     add("typeof", lambda: (str(jax.typeof(xy)), str(jax.typeof(y_only))))
@@ -90,15 +81,6 @@ def cases(jax, jnp, lax, np):
     return out
 
 
-def _record(thunk):
-    try:
-        value = thunk()
-    except Exception as e:  # noqa: BLE001 - the error is the record
-        text = str(e).split(" This error occurs at source:")[0]
-        return f"{type(e).__name__}: {text}"
-    return repr(value)
-
-
 def run_all(jax, jnp, lax, np):
     """Every case with the option off, then on; and how the option itself reads."""
     option = jax.remove_size_one_mesh_axis_from_type
@@ -108,7 +90,7 @@ def run_all(jax, jnp, lax, np):
         with option(flag):
             results[f"option_value/{flag}"] = repr(option.value)
             for name, thunk in cases(jax, jnp, lax, np):
-                results[f"{name}/{'on' if flag else 'off'}"] = _record(thunk)
+                results[f"{name}/{'on' if flag else 'off'}"] = repr_or_error(thunk)
     # one jitted function traced under both settings (the option keys its cache)
     mesh = jax.make_mesh((4, 1, 2), ("x", "y", "z"))
     f = jax.jit(lambda a: a * 2)
@@ -129,30 +111,16 @@ def run_all(jax, jnp, lax, np):
     def default_context_value():
         with option():
             return option.value
-    results["context_without_value"] = _record(default_context_value)
+    results["context_without_value"] = repr_or_error(default_context_value)
     return results
-
-
-def _record_here() -> None:
-    import jax
-    import jax.numpy as jnp
-    import numpy as np
-    from jax import lax
-    assert jax.__version__ == "0.10.2"
-    print(json.dumps(run_all(jax, jnp, lax, np)))
 
 
 def main() -> None:
     if len(sys.argv) > 1:  # the child: record with the device count the environment sets
-        _record_here()
+        print_run_all(run_all)
         return
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8")
-    proc = subprocess.run([sys.executable, __file__, "child"], env=env, check=True,
-                          capture_output=True, text=True)
-    out = {"jax_version": "0.10.2", "devices_8": json.loads(proc.stdout)}
-    with open(OUT, "w") as f:
-        json.dump(out, f, indent=1, sort_keys=True)
-        f.write("\n")
+    out = {"jax_version": "0.10.2", "devices_8": run_child(__file__, 8)}
+    write_json(out, OUT)
     print(len(out["devices_8"]), "records", file=sys.stderr)
 
 
