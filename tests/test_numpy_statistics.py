@@ -37,10 +37,6 @@ def _first_lines(message: str) -> str:
 
 #: differences owned elsewhere (each test still runs; it is marked xfail only if it differs)
 KNOWN = {
-    # JAX's jnp.diag stages jit[_diag] -> jit[diagonal] (a platform_index cond); pyjax's
-    # lax_numpy.diag stages a gather
-    **{(name, x64): "jnp.diag stages a gather, JAX's a diagonal cond"
-       for name in ("corrcoef", "corrcoef_y_rowvar", "corrcoef_complex") for x64 in (False, True)},
     # convert_element_type folds NumPy arrays into constants while tracing; JAX folds only
     # scalars and stages the conversion of a closed-over NumPy mask
     **{("mean_where_const_mask", x64): "convert_element_type folds NumPy array constants"
