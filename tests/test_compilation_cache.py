@@ -56,7 +56,7 @@ _SCRIPT = """
 import json, sys
 import numpy as np
 import pyjax, pyjax.numpy as jnp
-from pyjax._src.backend import tier0
+from pyjax._src.backend import tier0, tier1
 from pyjax._src.backend.tier1 import disk_cache, engine
 
 tier0.BLOCKWISE_MIN = 1
@@ -69,7 +69,7 @@ functions = {
 }
 outs = {name: np.asarray(pyjax.jit(f)(x)) for name, f in functions.items()}
 np.savez(sys.argv[1], **outs)
-engine.wait()  # (kernels run quick code first, then compile optimised: that is written)
+tier1.wait()  # (kernels run quick code first, then compile optimised: that is written)
 print(json.dumps({**engine.counts(), **disk_cache.statistics()}))
 """
 
@@ -297,15 +297,15 @@ def test_fast_compiles_are_not_written_by_default(cache_dir, monkeypatch):
     # JAX's default threshold (1 s) is far above a tier 1 kernel's compile time
     pyjax.config.update("jax_persistent_cache_min_compile_time_secs", 1.0)
     _compile_new_kernel(monkeypatch)  # (a first kernel: with the shared functions it calls
-    engine.wait()                     # and those it sets compiling in the background)
+    tier1.wait()                      # and those it sets compiling in the background)
     before = engine.counts()["compiled"], disk_cache.statistics()["skipped"]
     _compile_new_kernel(monkeypatch)
-    engine.wait()  # (its optimised code, compiled after the quick code's first call)
+    tier1.wait()  # (its optimised code, compiled after the quick code's first call)
     assert (engine.counts()["compiled"], disk_cache.statistics()["skipped"]) == (
         before[0] + 1, before[1] + 1)
     assert _entries(cache_dir) == []
     pyjax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     _compile_new_kernel(monkeypatch)
-    engine.wait()
+    tier1.wait()
     assert len(_entries(cache_dir)) == 1
 

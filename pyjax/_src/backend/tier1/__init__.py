@@ -11,6 +11,7 @@ import ctypes
 import math
 import os
 import warnings
+import weakref
 from typing import Any, Callable
 
 import numpy as np
@@ -65,9 +66,11 @@ class Kernel:
 
     def compile(self, quick: bool = False) -> None:
         """Compile the kernel; `quick`: quick code first where the optimised code is not at
-        hand (engine.compile_quick: the same bits), replaced by the optimised code compiled on
-        the compile thread once the first call has run (not during it: llvmlite runs one
-        LLVM call at a time, and the cores are shared)."""
+        hand (engine.compile_quick: the same bits), replaced by the optimised code, compiled
+        on the compile thread from the kernel's second call on (or when wait() asks): not
+        during the first call, whose other work it would slow (llvmlite runs one LLVM call at
+        a time, and the cores are shared; scatter-add's first call took 8 ms longer), nor for
+        a function called once."""
         if not quick:
             self.fn = engine.compile_ir(self.ir, short=True)
             return
@@ -77,9 +80,15 @@ class Kernel:
             return
 
         def first(*args: Any) -> None:
-            self.fn = fn
             fn(*args)
+            self.fn = again
+            _ran_once.add(self)
+
+        def again(*args: Any) -> None:
+            self.fn = fn
+            _ran_once.discard(self)
             engine.submit(self._optimise)
+            fn(*args)
         self.fn = first
 
     def _optimise(self) -> None:
@@ -284,6 +293,14 @@ def _patient(namespace: dict, fname: str, fallback: Any, patience: Any) -> Any:
     return call
 
 
+#: kernels whose quick code has run once: compiled optimised when called again or by wait()
+_ran_once: "weakref.WeakSet[Kernel]" = weakref.WeakSet()
+
+
 def wait() -> None:
-    """Block until every background compile has finished (tests, benchmarks, as_text)."""
+    """Block until every background compile has finished, the optimised code of each kernel
+    whose quick code has run included (tests, benchmarks, as_text)."""
+    for kernel in list(_ran_once):
+        _ran_once.discard(kernel)
+        engine.submit(kernel._optimise)
     engine.wait()

@@ -413,7 +413,7 @@ def _forking() -> None:
     """Before a fork: wait for the compile thread's job in progress.  A child gets the locks
     as they were, held by threads it does not have: llvmlite's, held through every LLVM call,
     would hang the child's first compile (and quick code makes a job likely: each kernel's
-    optimised code compiles after its first call)."""
+    optimised code compiles once it is called again)."""
     _busy.acquire()
 
 
