@@ -88,6 +88,7 @@ def cases(jax, jnp, lax, np, sharding):
     add("precv_vmap_after_psend", lambda: vmap(lambda v: recv(lax.psend(v, "i", PERM)),
                                                axis_name="i")(x))
     add("jaxpr_precv", jaxpr(lambda: recv(lax.create_token())))
+    add("jaxpr_precv_pmap", jaxpr(pmap(lambda v: recv(lax.create_token()), axis_name="i"), x))
     add("jaxpr_precv_int", jaxpr(lambda: recv(lax.create_token(),
                                               jax.ShapeDtypeStruct((2, 5), jnp.int32))))
     # all_to_all and pswapaxes
