@@ -208,3 +208,19 @@ def test_forked_child_runs_products_right_after_a_shared_one(monkeypatch):
             os._exit(0 if same else 3)
         _, status = os.waitpid(pid, 0)
         assert os.waitstatus_to_exitcode(status) == 0
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork")
+def test_blas_threads_started_again_after_a_fork_keep_subnormals():
+    """OpenBLAS stops its threads at a fork and starts them again at the next change of its
+    count: when pyjax changes it around a product, inside an operation that flushes
+    subnormals, the threads started then must not inherit the flushing (MXCSR is copied into a
+    new thread): the caller's own NumPy products keep subnormals."""
+    x, y = _operands(64, 256, 256)
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    lax.dot(x, y)  # eager: flushing, on one BLAS thread, the count restored after it
+    a, w = np.full((64, 256), 1e-21, np.float32), np.full((256, 256), 1e-21, np.float32)
+    assert np.dot(a, w).all()

@@ -104,13 +104,13 @@ def _warm(shared: list) -> None:
     counts = [get() for get, _ in shared]
     for (_, set_), n in zip(shared, counts):
         if n > 1:
-            set_(1)
+            _set(set_, 1)
     try:
         _warm_product()
     finally:
         for (_, set_), n in zip(shared, counts):
             if n > 1:
-                set_(n)
+                _set(set_, n)
 
 
 def _warm_product() -> None:
@@ -118,6 +118,14 @@ def _warm_product() -> None:
     OpenBLAS packing buffer it runs in as far as products on one thread use it; its result is
     dropped."""
     _np_dot(np.ones((128, 256)), np.ones((256, 512)))
+
+
+def _set(set_: Callable[[int], Any], n: int) -> None:
+    """set_(n), a BLAS's thread count set with subnormals kept: OpenBLAS stops its threads at
+    a fork and starts them again at the next change of its count, and a new thread copies the
+    MXCSR of the one starting it, so threads started inside a flushing operation would flush
+    in the user's own NumPy products for good."""
+    fp_mode.run_unflushed(set_, n)
 
 
 def _blocked(want: int) -> bool:
@@ -144,7 +152,7 @@ def enter(flops: int) -> list:
             _default = [get() for get, _ in shared] if want < _CORES else []
             for (_, set_), n in zip(shared, _default):
                 if want < n:
-                    set_(want)
+                    _set(set_, want)
             _count = want
         _active += 1
     if not local:
@@ -153,7 +161,7 @@ def enter(flops: int) -> list:
     for get, set_ in local:
         n = get()
         if want < n:
-            set_(want)
+            _set(set_, want)
             restore.append((set_, n))
     return restore
 
@@ -163,13 +171,13 @@ def leave(restore: list) -> None:
     restores the process-wide ones."""
     global _active
     for set_, n in restore:
-        set_(n)
+        _set(set_, n)
     with _lock:
         _active -= 1
         if not _active:
             for (_, set_), n in zip(_blas()[0], _default):
                 if _count < n:
-                    set_(n)
+                    _set(set_, n)
             if _waiting:
                 _cond.notify_all()
 
@@ -350,7 +358,7 @@ def _after_fork_in_child() -> None:
     if _active and _libs is not None:
         for (_, set_), n in zip(_libs[0], _default):
             if _count < n:
-                set_(n)
+                _set(set_, n)
     _active, _waiting = 0, {}
     _lock = threading.Lock()
     _cond = threading.Condition(_lock)
