@@ -193,6 +193,40 @@ def test_helpers_are_asked_only_while_the_cpus_have_room(tmp_path, monkeypatch):
     assert _blas_threads._room()
 
 
+def test_products_are_deferred_only_while_a_core_was_idle(tmp_path, monkeypatch):
+    """The CPUs' idle time (/proc/stat), read at most once per window: `defer` hands products
+    to a helper while at least a quarter of a core was idle over the last window; where idle
+    time is not reported, CPU pressure (`_room`) decides."""
+    stat = tmp_path / "stat"
+    clock = [100.0]
+    tick = _blas_threads._TICK
+
+    def report(idle_seconds):  # (user nice system idle iowait ...), in clock ticks
+        stat.write_text(f"cpu  500 0 300 {round(idle_seconds / tick) - 10} 10 0 0 0 0 0\n"
+                        "cpu0 250 0 150 0 0 0 0 0 0 0\n")
+
+    monkeypatch.setattr(_blas_threads, "_STAT", str(stat))
+    monkeypatch.setattr(_blas_threads, "_spare_state", [-1.0, -1.0, True])
+    monkeypatch.setattr(_blas_threads.time, "monotonic", lambda: clock[0])
+    report(1000.0)
+    assert _blas_threads._spare()  # no window yet
+    clock[0] += 1.0
+    report(1000.5)  # half a core idle over the second
+    assert _blas_threads._spare()
+    clock[0] += 1.0
+    report(1000.6)  # a tenth
+    assert not _blas_threads._spare()
+    clock[0] += _blas_threads._SPARE_WINDOW / 2  # within the window: the answer kept
+    report(1010.0)
+    assert not _blas_threads._spare()
+    clock[0] += 1.0
+    stat.unlink()
+    monkeypatch.setattr(_blas_threads, "_room", lambda: True)
+    assert _blas_threads._spare()
+    monkeypatch.setattr(_blas_threads, "_room", lambda: False)
+    assert not _blas_threads._spare()
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork")
 def test_forked_child_runs_products_right_after_a_shared_one(monkeypatch):
     """A fork right after a product shared with a helper (still leaving it) gives a child
@@ -223,4 +257,73 @@ def test_blas_threads_started_again_after_a_fork_keep_subnormals():
     os.waitpid(pid, 0)
     lax.dot(x, y)  # eager: flushing, on one BLAS thread, the count restored after it
     a, w = np.full((64, 256), 1e-21, np.float32), np.full((256, 256), 1e-21, np.float32)
+    assert np.dot(a, w).all()
+
+def _mlp_grad(depth):
+    """jit(grad) of a width-256 batch-64 tanh MLP `depth` layers deep, and its arguments."""
+    rng = np.random.default_rng(depth)
+    params = [(rng.standard_normal((256, 256)).astype(np.float32) / 16,
+               rng.standard_normal(256).astype(np.float32)) for _ in range(depth)]
+    x = rng.standard_normal((64, 256)).astype(np.float32)
+
+    def loss(params, x):
+        for w, b in params:
+            x = jax.numpy.tanh(x @ w + b)
+        return jax.numpy.mean(x * x)
+    return jax.jit(jax.grad(loss)), (params, x)
+
+
+class _Dropped:
+    """A job queue whose new jobs no helper ever gets: every deferred product waits for its
+    caller (helpers still wait on the real queue)."""
+
+    def __init__(self, real):
+        self.get = real.get
+
+    def put(self, item):
+        pass
+
+
+@pytest.mark.parametrize("how", ["in order", "helpers", "caller"])
+def test_weight_gradients_run_beside_the_gradients_sent_down(monkeypatch, how):
+    """A grad step's weight gradients (read by nothing but the return, through a transpose)
+    are started on a helper thread while the products of the layers below run; the result has
+    the bits of the step computed in order, whoever computed which product: a helper, or the
+    caller taking back one no helper had started."""
+    f, args = _mlp_grad(3)
+    text = f.lower(*args).compile().as_text()
+    assert text.count("defer(") == 2  # (the last product has none after it to run beside)
+    monkeypatch.setattr(_blas_threads, "_spare", lambda: False)
+    expected = [np.asarray(g).tobytes() for g in jax.tree_util.tree_leaves(f(*args))]
+    if how != "in order":
+        monkeypatch.setattr(_blas_threads, "_spare", lambda: True)
+    if how == "caller":
+        monkeypatch.setattr(_blas_threads, "_jobs", _Dropped(_blas_threads._jobs))
+    for _ in range(5):
+        got = [np.asarray(g).tobytes() for g in jax.tree_util.tree_leaves(f(*args))]
+        assert got == expected
+    assert _blas_threads._active == 0
+
+
+def test_a_failing_deferred_product_raises_when_its_result_is_taken(monkeypatch):
+    monkeypatch.setattr(_blas_threads, "_spare", lambda: True)
+
+    def fail():
+        raise ValueError("product")
+
+    pending = _blas_threads.defer(fail)
+    with pytest.raises(ValueError, match="product"):
+        pending.result()
+    assert _blas_threads.defer(lambda a: a + 1, 1).result() == 2
+
+
+def test_deferred_products_flush_subnormals_as_the_caller(monkeypatch):
+    """A product started on a helper flushes subnormals as the jit call does (MXCSR is per
+    thread): each of its terms 1e-21 * 1e-21 is subnormal, so the result is 0."""
+    monkeypatch.setattr(_blas_threads, "_spare", lambda: True)
+    a, w = np.full((64, 256), 1e-21, np.float32), np.full((256, 256), 1e-21, np.float32)
+    f = jax.jit(lambda a, w: (a @ w, (a + 1) @ w))
+    assert "defer(" in f.lower(a, w).compile().as_text()
+    for _ in range(3):
+        assert not np.asarray(f(a, w)[0]).any()
     assert np.dot(a, w).all()

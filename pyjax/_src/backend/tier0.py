@@ -21,6 +21,7 @@ from pyjax._src.backend import fusion, host_memory, specialized
 from pyjax._src.backend.dispatch import to_buffer
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import ClosedJaxpr, Literal, Var
+from pyjax._src.primitives import _blas_threads
 
 #: clusters at least this large (elements) get their own function (blockwise, and a candidate
 #: for a tier 1 kernel); PYJAX_TIER1=force (a test switch) gives every cluster one
@@ -107,7 +108,8 @@ class _Source:
         # the module name puts NumPy's RuntimeWarnings from generated code under pyjax's
         # filter (JAX computes inf - inf or log(-1) silently)
         self.namespace: dict[str, Any] = {"__name__": "pyjax._src.backend.executor.generated",
-                                          "empty": host_memory.empty, **specialized.NAMESPACE}
+                                          "empty": host_memory.empty,
+                                          "defer": _blas_threads.defer, **specialized.NAMESPACE}
 
     def bind(self, value: Any) -> str:
         name = f"g{len(self.namespace)}"
@@ -149,6 +151,8 @@ def generate(closed: ClosedJaxpr, steps: list[fusion.Step] | None = None) -> Pro
     groups: dict[str, fusion.RowGroup] = {}
     group_at = {id(g.steps[0]): g for g in row_groups}
     inside = {id(s) for g in group_at.values() for s in g.steps}
+    helped, moved = _helped_products(steps, specials, row_groups)
+    joins: dict[int, list] = {}  # step -> lines before it: helped products' joins, moved views
     dead: list = []
 
     def step_lines(step: fusion.Step) -> list[str]:
@@ -174,9 +178,27 @@ def generate(closed: ClosedJaxpr, steps: list[fusion.Step] | None = None) -> Pro
             out += _eqn_lines(i, eqn, names, ref, src, specials.get(eqn), arrays)
         return out
 
+    def join(k: int) -> None:
+        """The joins and moved views due before step k (len(steps): before returning)."""
+        nonlocal dead
+        for v, view in joins.pop(k, ()):
+            if view is None:
+                lines.extend(_join_lines(names[v], v, arrays, src))
+            else:
+                lines.extend(step_lines(steps[view]))
+                dead += [names[u] for u in last_use.get(view, ()) if u in names]
+
     for k, step in enumerate(steps):
+        join(k)
         group = group_at.get(id(step))
-        if group is not None:  # its steps run in a function of their own (tier 1's to replace)
+        if k in moved:  # (its line, and the values it reads last, go where it is needed)
+            joins.setdefault(moved[k], []).append((None, k))
+            continue
+        if k in helped:
+            lines += _helped_lines(step, names, ref, src, specials[step.eqn])
+            joins.setdefault(helped[k], []).append((step.eqn.outvars[0], None))
+            visible = None
+        elif group is not None:  # its steps run in a function of their own (tier 1's to replace)
             gname = f"group{len(groups)}"
             groups[gname] = group
             params = [ref(a) for a in group.inputs]
@@ -196,12 +218,82 @@ def generate(closed: ClosedJaxpr, steps: list[fusion.Step] | None = None) -> Pro
             # free temporaries at once: big buffers then recycle instead of page-faulting
             lines.append(f"    del {', '.join(dead)}")
             dead = []
+    join(len(steps))
     lines.append(f"    return [{', '.join(ref(v) for v in jaxpr.outvars)}]")
     source = "\n".join(lines)
     plan_text = fusion.describe(steps, names)
     full = "\n\n".join([source, *functions] + ([plan_text] if plan_text else []))
     exec(compile(full, f"<jaxpr {id(jaxpr):x}>", "exec"), src.namespace)
     return Program(src.namespace["run"], full, src.namespace, clusters, names, groups)
+
+
+#: primitives whose steps make views: a helped product's result read only through a chain of
+#: them waits for its first real reader (the chain moves there)
+_VIEWS = frozenset({"transpose", "reshape", "squeeze", "expand_dims", "broadcast_in_dim"})
+
+
+def _helped_products(steps: list[fusion.Step], specials: dict,
+                     row_groups: list) -> tuple[dict, dict]:
+    """The products the run function starts on a helper thread (_blas_threads.defer): products
+    worth a helper (their plan's `concurrent`) with another product before the first step that
+    reads their result (a grad step's weight gradient beside the gradient sent down to the
+    layer below), a chain of views of the result (its transpose) not counting as a reader.
+    Returns ({product's step: the step before which the run function waits for it, len(steps)
+    for before returning}, {each view step of such a chain: that same step})."""
+    at = {id(s): k for k, s in enumerate(steps)}
+    runs_at = list(range(len(steps)))  # where each step's line is: a row group's first step
+    for group in row_groups:
+        for s in group.steps:
+            runs_at[at[id(s)]] = at[id(group.steps[0])]
+    products = [k for k, s in enumerate(steps)
+                if type(s) is fusion.Call and getattr(specials.get(s.eqn), "blas", False)]
+    readers: dict[Var, list[int]] = {}
+    for k, step in enumerate(steps):
+        for a in dict.fromkeys(_reads(step)):
+            if type(a) is Var:
+                readers.setdefault(a, []).append(k)
+    helped, moved = {}, {}
+    for k in products:
+        if not (specials[steps[k].eqn].concurrent and runs_at[k] == k):
+            continue
+        value, chain = steps[k].eqn.outvars[0], []
+        while len(readers.get(value, ())) == 1 and runs_at[j := readers[value][0]] == j and (
+                after := _view_of(steps[j], value)) is not None:
+            chain.append(j)
+            value = after
+        first = runs_at[readers[value][0]] if value in readers else len(steps)
+        if any(k < j < first for j in products):
+            helped[k] = first
+            moved.update(dict.fromkeys(chain, first))
+    return helped, moved
+
+
+def _view_of(step: fusion.Step, value: Var) -> Var | None:
+    """The one value `step` makes, when it makes it from `value` alone by views (_VIEWS)."""
+    if type(step) is fusion.Call:
+        eqns, outs = [step.eqn], step.eqn.outvars
+    elif not blockwise(step):
+        eqns, outs = step.eqns, step.outputs
+    else:
+        return None
+    if len(outs) != 1 or any(e.primitive.name not in _VIEWS for e in eqns):
+        return None
+    return outs[0] if [a for a in _reads(step) if type(a) is Var] == [value] else None
+
+
+def _helped_lines(step: fusion.Call, names: dict, ref: Callable, src: _Source,
+                  special: Any) -> list[str]:
+    """The line starting a product on a helper thread: its name holds a Pending until joined."""
+    out = names[step.eqn.outvars[0]] = f"v{step.index}_0"
+    args = ", ".join([src.bind(special), *(ref(a) for a in step.eqn.invars)])
+    return [f"    {out} = defer({args})  # dot_general, on a helper"]
+
+
+def _join_lines(name: str, var: Var, arrays: set, src: _Source) -> list[str]:
+    """The lines taking a helped product's result (then checked, if a specialised impl reads
+    it)."""
+    return [f"    {name} = {name}.result()"] + (_checks([name], [var], src) if var in arrays
+                                                  else [])
 
 
 def _specials(steps: list[fusion.Step]) -> dict:
@@ -412,14 +504,19 @@ def _broadcast_block(e: Any, flat: bool, shape: tuple, local: dict, src: _Source
     return f"{impl}({sliced}, shape=(n, *{shape[1:]}), **{src.bind(params)})"
 
 
+def _reads(step: fusion.Step) -> list:
+    """The run-level values (and literals) a step reads."""
+    if type(step) is fusion.Call:
+        return step.eqn.invars
+    return step.inputs if blockwise(step) else [a for e in step.eqns for a in e.invars]
+
+
 def _last_uses(jaxpr: Any, steps: list[fusion.Step]) -> dict[int, list]:
     """For each step, the run-level values read there for the last time (not outputs)."""
     keep = {v for v in jaxpr.outvars if type(v) is not Literal}
     last: dict[Any, int] = {}
     for k, step in enumerate(steps):
-        reads = step.eqn.invars if type(step) is fusion.Call else (
-            step.inputs if blockwise(step) else [a for e in step.eqns for a in e.invars])
-        for a in reads:
+        for a in _reads(step):
             if type(a) is not Literal:
                 last[a] = k
     by_step: dict[int, list] = {}

@@ -146,7 +146,7 @@ class _DotPlan:
     shared among threads (_blas_threads)."""
 
     __slots__ = ("compute", "wide", "out_dtype", "xperm", "yperm", "xmat", "ymat", "out_shape",
-                 "flops", "blas", "pieces", "direct")
+                 "flops", "blas", "pieces", "direct", "concurrent")
 
     def __init__(self, xshape: tuple, xdtype: np.dtype, yshape: tuple, ydtype: np.dtype,
                  dimension_numbers: Any, precision: Any, preferred_element_type: Any):
@@ -172,6 +172,9 @@ class _DotPlan:
         self.blas = (np.dtype(self.wide or compute).char in _BLAS_TYPES
                      and self.flops >= _blas_threads.FLOOR_FLOPS)
         self.pieces = _blas_threads.pieces(self.flops) if self.blas else 0
+        # whole on one BLAS thread, and worth a helper thread of its own (_blas_threads.defer)
+        self.concurrent = (self.blas and not self.pieces
+                           and self.flops >= _blas_threads.DEFER_FLOPS)
         # operands already in the product's order and type, no batch: one np.dot
         self.direct = (xdtype == ydtype == compute == self.out_dtype and self.wide is None
                        and not self.blas and not lb
