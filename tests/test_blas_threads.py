@@ -163,20 +163,26 @@ def test_first_product_warms_openblas_on_one_thread(monkeypatch):
     assert _counts() == before
 
 
+def _sampled_file(tmp_path, monkeypatch, path_name, state_name):
+    """A file in place of the /proc file _blas_threads reads as `path_name` (its windowed
+    `state_name` reset) and the clock [seconds] its windows are timed by."""
+    path, clock = tmp_path / "proc", [100.0]
+    monkeypatch.setattr(_blas_threads, path_name, str(path))
+    monkeypatch.setattr(_blas_threads, state_name, [-1.0, -1, True])
+    monkeypatch.setattr(_blas_threads.time, "monotonic", lambda: clock[0])
+    return path, clock
+
+
 def test_helpers_are_asked_only_while_the_cpus_have_room(tmp_path, monkeypatch):
     """Linux's CPU pressure, read at most once per window: helpers are asked while some task
     waited for a CPU less than a quarter of the last window, and always where no pressure is
     reported."""
-    reported = tmp_path / "cpu"
-    clock = [100.0]
+    reported, clock = _sampled_file(tmp_path, monkeypatch, "_PRESSURE", "_pressure")
 
     def report(total):
         reported.write_text(f"some avg10=0.00 avg60=0.00 avg300=0.00 total={total}\n"
                             "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n")
 
-    monkeypatch.setattr(_blas_threads, "_PRESSURE", str(reported))
-    monkeypatch.setattr(_blas_threads, "_pressure", [-1.0, -1, True])
-    monkeypatch.setattr(_blas_threads.time, "monotonic", lambda: clock[0])
     report(5_000_000)
     assert _blas_threads._room()  # no window yet
     clock[0] += 0.1
@@ -197,17 +203,13 @@ def test_products_are_deferred_only_while_a_core_was_idle(tmp_path, monkeypatch)
     """The CPUs' idle time (/proc/stat), read at most once per window: `defer` hands products
     to a helper while at least a quarter of a core was idle over the last window; where idle
     time is not reported, CPU pressure (`_room`) decides."""
-    stat = tmp_path / "stat"
-    clock = [100.0]
+    stat, clock = _sampled_file(tmp_path, monkeypatch, "_STAT", "_spare_state")
     tick = _blas_threads._TICK
 
     def report(idle_seconds):  # (user nice system idle iowait ...), in clock ticks
         stat.write_text(f"cpu  500 0 300 {round(idle_seconds / tick) - 10} 10 0 0 0 0 0\n"
                         "cpu0 250 0 150 0 0 0 0 0 0 0\n")
 
-    monkeypatch.setattr(_blas_threads, "_STAT", str(stat))
-    monkeypatch.setattr(_blas_threads, "_spare_state", [-1.0, -1.0, True])
-    monkeypatch.setattr(_blas_threads.time, "monotonic", lambda: clock[0])
     report(1000.0)
     assert _blas_threads._spare()  # no window yet
     clock[0] += 1.0

@@ -332,18 +332,35 @@ def _room() -> bool:
     layers, on the 2 shared cores with ~6.5 runnable tasks: 7.0 ms per step with the caller
     taking every piece, 8.3 with a helper asked (process CPU 6.8 -> 7.9 ms): a helper is only
     worth its hand-off on a core of its own."""
-    now = time.monotonic()
-    last, total, answer = _pressure
-    if now - last < _WINDOW:
-        return answer
-    try:
-        with open(_PRESSURE, "rb") as f:
-            new = int(f.readline().rsplit(b"total=", 1)[1])
-    except (OSError, ValueError, IndexError):  # no pressure reported: never ask again
+    answer = _windowed(_pressure, _WINDOW, _waited_us,
+                       lambda waited, seconds: waited < _CROWDED * seconds * 1e6)
+    if answer is None:  # no pressure reported: never ask again
         _pressure[:] = [float("inf"), -1, True]
         return True
-    answer = total < 0 or new - total < _CROWDED * (now - last) * 1e6
-    _pressure[:] = [now, new, answer]
+    return answer
+
+
+def _waited_us() -> int:
+    """The time (us) some runnable task has waited for a CPU since boot."""
+    with open(_PRESSURE, "rb") as f:
+        return int(f.readline().rsplit(b"total=", 1)[1])
+
+
+def _windowed(state: list, window: float, read: Callable[[], float],
+              judge: Callable[[float, float], bool]) -> bool | None:
+    """`judge(growth of read(), seconds)` over the last window, `state` holding [when last
+    read, the value then, the answer], read at most once per `window` seconds (the answer
+    kept in between; yes before a first window); None where read() fails."""
+    now = time.monotonic()
+    last, before, answer = state
+    if now - last < window:
+        return answer
+    try:
+        value = read()
+    except (OSError, ValueError, IndexError):
+        return None
+    answer = before < 0 or judge(value - before, now - last)
+    state[:] = [now, value, answer]
     return answer
 
 
@@ -363,19 +380,16 @@ def _spare() -> bool:
     cores), the helper's products only took turns with the caller's, and cost ~10% more
     there (cross-core caches): jit(grad) of the width-256 MLP at depth 8 6.0 -> 6.6 ms; this
     gate answers no as soon as the other process and the caller keep both cores busy."""
-    now = time.monotonic()
-    last, idle, answer = _spare_state
-    if now - last < _SPARE_WINDOW:
-        return answer
-    try:
-        with open(_STAT, "rb") as f:
-            fields = f.readline().split()
-        new = (int(fields[4]) + int(fields[5])) * _TICK  # idle + iowait
-    except (OSError, ValueError, IndexError):  # not reported: CPU pressure decides
-        return _room()
-    answer = idle < 0 or new - idle >= _SPARE * (now - last)
-    _spare_state[:] = [now, new, answer]
-    return answer
+    answer = _windowed(_spare_state, _SPARE_WINDOW, _idle_seconds,
+                       lambda idle, seconds: idle >= _SPARE * seconds)
+    return _room() if answer is None else answer  # (not reported: CPU pressure decides)
+
+
+def _idle_seconds() -> float:
+    """The CPUs' idle (and iowait) time since boot, in seconds of one CPU."""
+    with open(_STAT, "rb") as f:
+        fields = f.readline().split()
+    return (int(fields[4]) + int(fields[5])) * _TICK
 
 
 _jobs: "queue.SimpleQueue" = queue.SimpleQueue()
