@@ -141,3 +141,17 @@ def write_json(out, out_path):
     with open(out_path, "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)
         f.write("\n")
+
+
+def record_in_children(script, run_all, out_path, layouts):
+    """A recorder's main: as `script child`, print run_all's records (print_run_all); else
+    run such a child per (key, forced device count) in `layouts` and write their records
+    under those keys, with the JAX version, to `out_path`."""
+    if len(sys.argv) > 1:
+        print_run_all(run_all)
+        return
+    out = {"jax_version": "0.10.2"}
+    for key, count in layouts:
+        out[key] = run_child(script, count)
+    write_json(out, out_path)
+    print(sum(len(out[key]) for key, _ in layouts), "records", file=sys.stderr)

@@ -8,9 +8,8 @@ made with a memory space) into tests/data/memory_space.json:
 cases under pyjax.  Each record is repr() of the result or the error's class name and message.
 """
 import os
-import sys
 
-from jaxpr_recording import print_run_all, repr_or_error, run_child, thunk_case_list, write_json
+from jaxpr_recording import record_in_children, repr_or_error, thunk_case_list
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(os.path.dirname(HERE), "data", "memory_space.json")
@@ -74,12 +73,7 @@ def run_all(jax, jnp, lax, np):
 
 
 def main() -> None:
-    if len(sys.argv) > 1:  # the child: one CPU device, as the tests run
-        print_run_all(run_all)
-        return
-    out = {"jax_version": "0.10.2", "records": run_child(__file__, 1)}
-    write_json(out, OUT)
-    print(len(out["records"]), "records", file=sys.stderr)
+    record_in_children(__file__, run_all, OUT, [("records", 1)])  # one device, as the tests run
 
 
 if __name__ == "__main__":

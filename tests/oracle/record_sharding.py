@@ -11,11 +11,10 @@ devices as sorted ids), or the error's class name and message (source locations 
 """
 import functools
 import os
-import sys
 import warnings
 
-from jaxpr_recording import (in_mesh as _in_mesh, jaxpr_thunk, print_run_all, repr_or_error,
-                             run_child, thunk_case_list, write_json)
+from jaxpr_recording import (in_mesh as _in_mesh, jaxpr_thunk, record_in_children,
+                             repr_or_error, thunk_case_list)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(os.path.dirname(HERE), "data", "sharding.json")
@@ -521,15 +520,7 @@ def run_all(jax, jnp, lax, np):
 
 
 def main() -> None:
-    if len(sys.argv) > 1:  # the child: record with the device count the environment sets
-        print_run_all(run_all)
-        return
-    out = {"jax_version": "0.10.2"}
-    for count in (4, 1):
-        out[f"devices_{count}"] = run_child(__file__, count)
-    write_json(out, OUT)
-    print(sum(len(v) for k, v in out.items() if k.startswith("devices")), "records",
-          file=sys.stderr)
+    record_in_children(__file__, run_all, OUT, [("devices_4", 4), ("devices_1", 1)])
 
 
 if __name__ == "__main__":

@@ -10,10 +10,9 @@ as nested lists) or the error's class name and message.
 """
 import functools
 import os
-import sys
 
-from jaxpr_recording import (in_mesh as _in_mesh, jaxpr_thunk, print_run_all, repr_or_error,
-                             run_child, thunk_case_list, write_json)
+from jaxpr_recording import (in_mesh as _in_mesh, jaxpr_thunk, record_in_children,
+                             repr_or_error, thunk_case_list)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(os.path.dirname(HERE), "data", "size_one_axes.json")
@@ -116,12 +115,7 @@ def run_all(jax, jnp, lax, np):
 
 
 def main() -> None:
-    if len(sys.argv) > 1:  # the child: record with the device count the environment sets
-        print_run_all(run_all)
-        return
-    out = {"jax_version": "0.10.2", "devices_8": run_child(__file__, 8)}
-    write_json(out, OUT)
-    print(len(out["devices_8"]), "records", file=sys.stderr)
+    record_in_children(__file__, run_all, OUT, [("devices_8", 8)])
 
 
 if __name__ == "__main__":
