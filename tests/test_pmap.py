@@ -216,3 +216,36 @@ def test_short_path_results_lay_out_eager_operations_on_them():
                           text=True)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == {"eager": True, "hook_off": True}
+
+
+def test_ppermute_over_the_device_axis_is_one_reorder():
+    """On pmap's stacked device axis a full ppermute is one `reorder` equation (one take into
+    a new buffer, where slices and a concatenate took three calls); its transpose is the
+    inverse order and key arrays move their key data."""
+    import pyjax as jax
+    from pyjax import lax
+    from pyjax._src.core.trace import trace_state
+    from pyjax._src.parallel.collectives import mark_device_axis
+    ring = [(i, (i + 1) % 4) for i in range(4)]
+
+    def on_devices(fun):
+        def body(v):
+            mark_device_axis(trace_state.trace)  # as pmap marks its vmap trace
+            return fun(v)
+        return jax.vmap(body, axis_name="i")
+
+    shift = on_devices(lambda v: lax.ppermute(v, "i", ring))
+    x = np.arange(12.0, dtype=np.float32).reshape(4, 3)
+    jaxpr = jax.make_jaxpr(shift)(x).jaxpr
+    assert [(e.primitive.name, e.params) for e in jaxpr.eqns] == [
+        ("reorder", {"axis": 0, "order": (3, 0, 1, 2)})]
+    np.testing.assert_array_equal(shift(x), np.roll(x, 1, axis=0))
+    np.testing.assert_array_equal(jax.jit(shift)(x), np.roll(x, 1, axis=0))
+    w = np.arange(12.0, dtype=np.float32).reshape(4, 3) ** 2
+    grad = jax.grad(lambda a: (shift(a) * w).sum())(x)
+    np.testing.assert_array_equal(grad, np.roll(w, -1, axis=0))
+    keys = jax.random.split(jax.random.key(0), 4)
+    np.testing.assert_array_equal(jax.random.key_data(shift(keys)),
+                                  np.roll(jax.random.key_data(keys), 1, axis=0))
+    identity = on_devices(lambda v: lax.ppermute(v, "i", [(i, i) for i in range(4)]))
+    assert not jax.make_jaxpr(identity)(x).jaxpr.eqns  # the identity moves nothing

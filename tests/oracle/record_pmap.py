@@ -5,9 +5,11 @@
 
 Writes tests/data/pmap.json (one record per case: name, output values, dtype, shape, and the
 jaxpr of the pmapped function: JAX stages pmap as jit[name=_fun] of a shard_map), and one
-record per JAXPR_CASES entry (the jaxpr of a function of x calling a pmapped function).
-CASES and JAXPR_CASES are shared with tests/test_pmap.py, which runs them under pyjax.
+record per JAXPR_CASES entry (the jaxpr of a function of x calling a pmapped function) and
+per ERROR_CASES entry (the error JAX raises).  CASES, JAXPR_CASES and ERROR_CASES are shared
+with tests/test_pmap.py, which runs them under pyjax.
 """
+import functools
 import json
 import os
 import sys
@@ -40,6 +42,32 @@ JAXPR_CASES = {
     "jit_of_pmap": "jax.jit(jax.pmap(lambda a: jnp.cos(a) + 1))",
 }
 
+#: name -> a thunk of x (f32[4, 3]) whose error (class and message) is recorded: static
+#: arguments that do not hash or are missing
+_SCALED = "jax.pmap(lambda a, n: a * n, static_broadcasted_argnums=(1,))"
+ERROR_CASES = {
+    "static_traced": f"lambda x: jax.make_jaxpr(lambda x, n: {_SCALED}(x, n))(x, 2)",
+    "static_traced_jit": f"lambda x: jax.jit(lambda x, n: {_SCALED}(x, n))(x, 2)",
+    "static_traced_vmap": f"lambda x: jax.vmap(lambda n: {_SCALED}(x, n))(jnp.arange(2))",
+    "static_array": f"lambda x: {_SCALED}(x, jnp.array(2))",
+    "static_list": f"lambda x: {_SCALED}(x, [2])",
+    "static_partial_name": "lambda x: jax.pmap(functools.partial(lambda a, n: a * n), "
+                           "static_broadcasted_argnums=1)(x, [2])",
+    "static_missing": f"lambda x: {_SCALED}(x)",
+    "static_keyword": f"lambda x: {_SCALED}(x, n=2)",
+    "static_missing_two": "lambda x: jax.pmap(lambda a, b, n=1: a * n, "
+                          "static_broadcasted_argnums=(2,))(x, x)",
+}
+
+
+def error_text(thunk) -> str:
+    """'Class: message' of the error thunk() raises ('no error' if none)."""
+    try:
+        thunk()
+    except Exception as e:  # noqa: BLE001 - the error is the record
+        return f"{type(e).__name__}: {e}"
+    return "no error"
+
 
 def main() -> None:
     import jax
@@ -57,6 +85,9 @@ def main() -> None:
     for name, src in JAXPR_CASES.items():
         fn = eval(src, {"jax": jax, "lax": lax, "jnp": jnp})
         records.append({"name": name, "jaxpr": str(jax.make_jaxpr(fn)(x))})
+    for name, src in ERROR_CASES.items():
+        thunk = eval(src, {"jax": jax, "lax": lax, "jnp": jnp, "functools": functools})
+        records.append({"name": name, "error": error_text(lambda: thunk(x))})
     path = os.path.join(os.path.dirname(__file__), "..", "data", "pmap.json")
     with open(path, "w") as f:
         f.write('{"jax_version": "%s", "records": [\n' % jax.__version__)

@@ -66,6 +66,8 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
                 return fast(*args)
         fast_key = None if static or kwargs or epoch[0] != _epoch[0] else _fast_key(args)
         if static or kwargs:
+            if static:
+                _check_static(fun, static, args)
             dyn, dyn_axes = _dynamic(args, kwargs, static, in_axes)
             frozen_dyn, statics = _freeze(dyn_axes), tuple((i, args[i]) for i in static)
         else:
@@ -218,6 +220,33 @@ def _local_devices() -> tuple:
         _local_memo[1] = tuple(devices_mod.local_devices())
         _local_memo[0] = everything
     return _local_memo[1]
+
+
+def _check_static(fun: Callable, static: tuple, args: tuple) -> None:
+    """JAX's errors for static arguments: too few positional arguments, or one that does not
+    hash (a list, an Array, a tracer: pmap keys its compiled function by them)."""
+    if max(static) >= len(args):
+        raise ValueError(
+            f"pmapped function has static_broadcasted_argnums={static} but was called with "
+            f"only {len(args)} positional argument{'s' if len(args) > 1 else ''}. All static "
+            "broadcasted arguments must be passed positionally.")
+    for i in static:
+        try:
+            hash(args[i])
+        except TypeError:
+            raise ValueError(
+                "Non-hashable static arguments are not supported, as this can lead to "
+                f"unexpected cache-misses. Static argument (index {i}) of type {type(args[i])} "
+                f"for function {_fun_name(fun)} is non-hashable.") from None
+
+
+def _fun_name(fun: Callable) -> str:
+    name = getattr(fun, "__name__", None)
+    if name is not None:
+        return name
+    if isinstance(fun, functools.partial):
+        return _fun_name(fun.func)
+    return "<unnamed wrapped function>"
 
 
 def _dynamic(args: tuple, kwargs: dict, static: tuple, in_axes: Any) -> tuple[list, Any]:
