@@ -906,6 +906,10 @@ shape_op("stack_axis_last", "stack", lambda a, b, c: bind("stack", a, b, c, axis
          lambda a, b, c: np.stack([a, b, c], 2), (((2, 3), (2, 3), (2, 3)),))
 shape_op("tile", "tile", lambda x: bind("tile", x, reps=(2, 3)),
          lambda x: np.tile(x, (2, 3)), (((2, 3),), ((0, 2),), ((1, 1),)))
+shape_op("reorder_axis0", "reorder", lambda x: bind("reorder", x, axis=0, order=(2, 0, 1)),
+         lambda x: x[[2, 0, 1]], (((3, 2),), ((3,),)))
+shape_op("reorder_axis1", "reorder", lambda x: bind("reorder", x, axis=1, order=(1, 3, 0, 2)),
+         lambda x: x[:, [1, 3, 0, 2]], (((2, 4),), ((0, 4),)))
 shape_op("tile_zero_reps", "tile", lambda x: bind("tile", x, reps=(0, 1)),
          lambda x: np.tile(x, (0, 1)), (((2, 3),),))
 

@@ -326,8 +326,9 @@ def _permute_members(trace: BatchTrace, x: Any, d: int | None, perm: tuple) -> t
         source = np.zeros(n, dtype=int)
         for src, dst in perm:
             source[dst] = src
-        if _is_device_axis(trace):
-            return _rows_in_order(x, d, [int(s) for s in source]), d
+        if _is_device_axis(trace):  # one take into a new buffer, not the gather vmap stages
+            order = [int(s) for s in source]
+            return (x if order == list(range(n)) else shp.reorder(x, d, order)), d
         from pyjax._src.numpy.indexing import take
         return take(x, source, d), d
     x = bdim_at_front(x, d, n)
@@ -343,18 +344,6 @@ def _permute_members(trace: BatchTrace, x: Any, d: int | None, perm: tuple) -> t
                 ShapedArray(np.shape(x)[1:], np.dtype(x.dtype)))
             rows.append(zero)
     return shp.stack_p.bind(*rows, axis=0), 0
-
-
-def _rows_in_order(x: Any, d: int, source: list) -> Any:
-    """x's slices along d in the order `source` lists them: runs of consecutive slices are
-    cut out whole and joined (a ring shift is two slices and one concatenate, far cheaper
-    than the gather JAX's vmap rule stages)."""
-    pieces, start = [], 0
-    for i in range(1, len(source) + 1):
-        if i == len(source) or source[i] != source[i - 1] + 1:
-            pieces.append(idx.slice_in_dim(x, source[start], source[i - 1] + 1, axis=d))
-            start = i
-    return pieces[0] if len(pieces) == 1 else shp.concatenate(pieces, d)
 
 
 def _ppermute_on_axis(trace: BatchTrace, vals: Sequence[Any], dims: Sequence[Any], *,

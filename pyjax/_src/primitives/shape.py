@@ -1,7 +1,8 @@
 """Shape primitives: broadcast_in_dim, reshape, transpose, squeeze, concatenate, stack, unstack,
-tile, pad, rev, slice, iota.  They move data without arithmetic; shape errors are raised by the
-abstract rules so that eager and traced code fail alike.  All but iota are linear: their
-transposes (at the end of the file) are JAX's, so differentiated programs print alike.
+tile, pad, rev, slice, reorder, iota.  They move data without arithmetic; shape errors are
+raised by the abstract rules so that eager and traced code fail alike.  All but iota are
+linear: their transposes (at the end of the file) are JAX's, so differentiated programs print
+alike (reorder, pmap's ppermute, is no JAX primitive: its transpose is the inverse order).
 """
 from __future__ import annotations
 
@@ -425,6 +426,33 @@ def rev(operand: Any, dimensions: Sequence[int]) -> Any:
     return rev_p.bind(operand, dimensions=_ints(dimensions))
 
 
+def _reorder_abstract(x: ShapedArray, *, axis: int, order: tuple) -> ShapedArray:
+    if not 0 <= axis < x.ndim or sorted(order) != list(range(x.shape[axis])):
+        raise TypeError(f"reorder order must be a permutation of axis {axis}'s "
+                        f"positions, got {order} for operand shape {x.shape}")
+    return x
+
+
+def _reorder_specialize(x: ShapedArray, *, axis: int, order: tuple) -> Any:
+    """The impl for operands of x's type: one `take` along the axis, its index made once."""
+    index = np.array(order, np.intp)
+    return exact(lambda b: b.take(index, axis))
+
+
+#: x's slices along `axis` in the order `order` lists them, written once into a new buffer:
+#: pmap's ppermute (a full permutation of the device axis: a ring shift), one NumPy call where
+#: slices and a concatenate took three (not a JAX primitive; JAX's vmap stages a gather)
+reorder_p = make_primitive(
+    "reorder", lambda x, *, axis, order: x.take(np.array(order, np.intp), axis),
+    _reorder_abstract)
+reorder_p.specialize = _reorder_specialize
+
+
+def reorder(operand: Any, axis: int, order: Sequence[int]) -> Any:
+    """`operand`'s slices along `axis` in the order `order` lists them (a permutation)."""
+    return reorder_p.bind(operand, axis=int(axis), order=_ints(order))
+
+
 def _slice_abstract(x: ShapedArray, *, start_indices: tuple, limit_indices: tuple,
                     strides: tuple | None) -> ShapedArray:
     if len(start_indices) != x.ndim or len(limit_indices) != x.ndim:
@@ -648,6 +676,8 @@ ad.deflinear(unstack_p, _unstack_transpose)
 ad.deflinear(tile_p, _tile_transpose)
 ad.deflinear(pad_p, _pad_transpose)
 ad.deflinear(rev_p, lambda ct, x, *, dimensions: [rev(ct, dimensions)])
+ad.deflinear(reorder_p, lambda ct, x, *, axis, order: [
+    reorder(ct, axis, np.argsort(order))])
 ad.deflinear(slice_p, _slice_transpose)
 ad.defjvp_zero(iota_p)
 
@@ -755,6 +785,12 @@ def _rev_batch(vals: Sequence[Any], dims: Sequence[Any], *, dimensions: tuple) -
     return rev(x, [i + 1 if i >= d else i for i in dimensions]), d
 
 
+def _reorder_batch(vals: Sequence[Any], dims: Sequence[Any], *, axis: int, order: tuple
+                   ) -> tuple:
+    (x,), (d,) = vals, dims
+    return reorder(x, axis + 1 if axis >= d else axis, order), d
+
+
 def _slice_batch(vals: Sequence[Any], dims: Sequence[Any], *, start_indices: tuple,
                  limit_indices: tuple, strides: tuple | None) -> tuple:
     (x,), (d,) = vals, dims
@@ -778,6 +814,7 @@ unstack_p.batch = _unstack_batch
 tile_p.batch = _tile_batch
 pad_p.batch = _pad_batch
 rev_p.batch = _rev_batch
+reorder_p.batch = _reorder_batch
 slice_p.batch = _slice_batch
 
 
@@ -904,6 +941,6 @@ squeeze_p.sharding_rule = _squeeze_sharding
 concatenate_p.sharding_rule = propagation.elementwise
 stack_p.sharding_rule = _stack_sharding
 unstack_p.sharding_rule = _unstack_sharding
-for _prim in (pad_p, rev_p, slice_p):
+for _prim in (pad_p, rev_p, reorder_p, slice_p):
     _prim.sharding_rule = propagation.same_size_axes
 # iota has no operands, so it is never batched.

@@ -136,7 +136,8 @@ RULES: dict[str, Rule] = {
     "gather": _with_params(_gather),
     "scatter": _with_params(_scatter),
     "tile": _with_params(_tile),
-    **{name: _with_params(_same) for name in ("squeeze", "rev", "concatenate", "copy")},
+    **{name: _with_params(_same)
+       for name in ("squeeze", "rev", "reorder", "concatenate", "copy")},
     "dynamic_slice": _zero_indices,
     "dynamic_update_slice": _zero_indices,
     "select_n": _select_n,
