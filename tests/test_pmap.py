@@ -3,6 +3,7 @@ collectives equal what JAX 0.10.2 computed with 4 forced devices (tests/data/pma
 tests/oracle/record_pmap.py); device placement and JAX's error for too few devices."""
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -11,7 +12,7 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "oracle"))
-from record_pmap import CASES, JAXPR_CASES  # noqa: E402
+from record_pmap import CASES, ERROR_CASES, JAXPR_CASES  # noqa: E402
 
 RECORDS = {r["name"]: r for r in json.load(open(os.path.join(HERE, "data", "pmap.json")))["records"]}
 
@@ -216,6 +217,36 @@ def test_short_path_results_lay_out_eager_operations_on_them():
                           text=True)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == {"eager": True, "hook_off": True}
+
+
+ERROR_SCRIPT = """
+import functools, json, sys
+sys.path.insert(0, sys.argv[1])
+import pyjax as jax, pyjax.numpy as jnp
+from pyjax import lax
+from record_pmap import ERROR_CASES, error_text
+x = jnp.arange(12.0).reshape(4, 3)
+print(json.dumps({name: error_text(lambda: eval(src, {"jax": jax, "lax": lax, "jnp": jnp,
+                                                      "functools": functools})(x))
+                  for name, src in ERROR_CASES.items()}))
+"""
+
+
+def _class_names(text: str) -> str:
+    """`<class 'a.b.C'>` as `<class 'C'>` (JAX's classes live in other modules)."""
+    return re.sub(r"<class '(?:[\w.]+\.)?(\w+)'>", r"<class '\1'>", text)
+
+
+def test_static_argument_errors_match_jax():
+    """Static arguments that do not hash (tracers, Arrays, lists) or are missing raise JAX's
+    ValueErrors, with the function's name."""
+    env = dict(os.environ, PYJAX_NUM_CPU_DEVICES="4")
+    proc = subprocess.run([sys.executable, "-c", ERROR_SCRIPT, os.path.join(HERE, "oracle")],
+                          env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout)
+    for name in ERROR_CASES:
+        assert _class_names(got[name]) == _class_names(RECORDS[name]["error"]), name
 
 
 def test_ppermute_over_the_device_axis_is_one_reorder():
