@@ -130,7 +130,20 @@ def _set(set_: Callable[[int], Any], n: int) -> None:
 
 def _blocked(want: int) -> bool:
     """Whether a caller wanting `want` threads must wait: another count runs or waits."""
-    return _active > 0 and (_count != want or any(c != want for c in _waiting))
+    return _active > 0 and (_count != want or bool(_waiting) and any(
+        c != want for c in _waiting))
+
+
+def _wait_for(want: int) -> None:
+    """Wait (holding `_lock` in between) while `_blocked(want)`, queued among the waiters."""
+    if not _blocked(want):
+        return
+    _waiting[want] = _waiting.get(want, 0) + 1
+    while _blocked(want):
+        _cond.wait()
+    _waiting[want] -= 1
+    if not _waiting[want]:
+        del _waiting[want]
 
 
 def enter(flops: int) -> list:
@@ -138,21 +151,21 @@ def enter(flops: int) -> list:
     library to min(its own count, flops // FLOPS_PER_THREAD) threads, at least 1 (process-wide
     ones by the first caller in).  Returns what `leave` restores for this thread."""
     global _active, _count, _default
-    want = max(1, min(flops // FLOPS_PER_THREAD, _CORES))
+    want = flops // FLOPS_PER_THREAD
+    want = 1 if want < 1 else want if want < _CORES else _CORES
     shared, local = _libs or _blas()
     with _lock:
-        if _active and _blocked(want):
-            _waiting[want] = _waiting.get(want, 0) + 1
-            while _blocked(want):
-                _cond.wait()
-            _waiting[want] -= 1
-            if not _waiting[want]:
-                del _waiting[want]
+        if _active:  # (the common case of products on one thread each: the same count)
+            if _count != want or _waiting:
+                _wait_for(want)
         if not _active:  # (a count of _CORES or more lowers nothing: no need to read them)
-            _default = [get() for get, _ in shared] if want < _CORES else []
-            for (_, set_), n in zip(shared, _default):
-                if want < n:
-                    _set(set_, want)
+            _default = defaults = []
+            if want < _CORES:
+                for get, set_ in shared:
+                    n = get()
+                    defaults.append(n)
+                    if want < n:
+                        _set(set_, want)
             _count = want
         _active += 1
     if not local:
@@ -175,7 +188,7 @@ def leave(restore: list) -> None:
     with _lock:
         _active -= 1
         if not _active:
-            for (_, set_), n in zip(_blas()[0], _default):
+            for (_, set_), n in zip(_libs[0], _default):  # (enter found the libraries)
                 if _count < n:
                     _set(set_, n)
             if _waiting:

@@ -146,7 +146,7 @@ class _DotPlan:
     shared among threads (_blas_threads)."""
 
     __slots__ = ("compute", "wide", "out_dtype", "xperm", "yperm", "xmat", "ymat", "out_shape",
-                 "flops", "blas", "pieces", "direct", "concurrent")
+                 "flops", "blas", "pieces", "direct", "concurrent", "whole")
 
     def __init__(self, xshape: tuple, xdtype: np.dtype, yshape: tuple, ydtype: np.dtype,
                  dimension_numbers: Any, precision: Any, preferred_element_type: Any):
@@ -176,12 +176,27 @@ class _DotPlan:
         self.concurrent = (self.blas and not self.pieces
                            and self.flops >= _blas_threads.DEFER_FLOPS)
         # operands already in the product's order and type, no batch: one np.dot
-        self.direct = (xdtype == ydtype == compute == self.out_dtype and self.wide is None
-                       and not self.blas and not lb
+        same = xdtype == ydtype == compute == self.out_dtype and self.wide is None
+        self.direct = (same and not self.blas and not lb
                        and self.xperm == tuple(range(len(xshape)))
                        and self.yperm == tuple(range(len(yshape))))
+        # a matrix product of matrices (each as it is or transposed, a view) in the result's
+        # type, whole on one BLAS thread: np.dot of the two views (what the general path
+        # computes, without its conversions and reshapes: a grad step makes hundreds)
+        self.whole = (same and self.blas and not self.pieces and len(xshape) == len(yshape) == 2
+                      and len(lc) == 1 and not lb)
 
     def __call__(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        if self.whole:
+            if self.xperm[0]:
+                x = x.T
+            if self.yperm[0]:
+                y = y.T
+            restore = _blas_threads.enter(0)  # one BLAS thread
+            try:
+                return _np_dot(x, y)
+            finally:
+                _blas_threads.leave(restore)
         if self.direct:
             return _np_dot(x.reshape(self.xmat), y.reshape(self.ymat)).reshape(self.out_shape)
         xt = x.astype(self.compute, copy=False).transpose(self.xperm)
