@@ -42,8 +42,9 @@ def _operand(shape, dtype, weak=False):
 
 
 def _same(got, want):
-    """The same Array: type, dtype, weak type, shape and bits."""
-    assert type(got) is ArrayImpl and type(want) is ArrayImpl, (type(got), type(want))
+    """The same Array: concrete (a jitted result may still be computing), dtype, weak type,
+    shape and bits."""
+    assert isinstance(got, ArrayImpl) and isinstance(want, ArrayImpl), (type(got), type(want))
     g, w = got._buf, want._buf
     assert (g.dtype, g.shape, got.weak_type) == (w.dtype, w.shape, want.weak_type)
     g, w = g.reshape(-1), w.reshape(-1)

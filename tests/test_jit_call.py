@@ -72,7 +72,7 @@ def test_specialised_tier0_has_the_impls_bits(name, dtype, shape, monkeypatch):
     expected = _results(fn, args, False, monkeypatch)
     got = _results(fn, args, True, monkeypatch)
     for e, g in zip(expected, got):
-        assert type(g) is ArrayImpl and g.dtype == e.dtype and g.weak_type == e.weak_type
+        assert isinstance(g, ArrayImpl) and g.dtype == e.dtype and g.weak_type == e.weak_type
         np.testing.assert_array_equal(np.asarray(g).reshape(-1).view(np.uint8),
                                       np.asarray(e).reshape(-1).view(np.uint8))
 

@@ -260,6 +260,25 @@ def test_jit_weak_inputs(inst: Any) -> None:
     same_results(case, jitted, eager, f"{case.name}[{dtype}] weak inputs, jit vs eager")
 
 
+def _pending(args: Sequence[Any]) -> list:
+    """`args` as Arrays still held by async dispatch's worker (PendingArrays: what a large
+    jitted call returns), whose types and values are those of `args`."""
+    from pyjax._src.backend import async_dispatch
+    return async_dispatch.submit(lambda *bufs: list(bufs), [np.asarray(a) for a in args],
+                                 [a.aval for a in args])
+
+
+@pytest.mark.parametrize("inst", instances([c for c in OPS if c.nargs]), indirect=True)
+def test_eager_on_pending_operands(inst: Any) -> None:
+    """An Array a jitted call returned before computing it takes every eager path as the
+    computed Array would: values, dtypes and weak types alike (strong and weak operands)."""
+    case, dtype = inst
+    for weak in (False, True):
+        args = [as_array(a, weak) for a in make_args(case, dtype, case.shapes[-1])]
+        same_results(case, call(case, dtype, _pending(args)), call(case, dtype, args),
+                     f"{case.name}[{dtype}] weak={weak}, pending operands vs computed")
+
+
 # ---------------------------------------------------------------------------------------------
 # dtypes outside an entry's list are rejected (TypeError, eager and traced)
 # ---------------------------------------------------------------------------------------------

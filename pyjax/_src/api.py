@@ -44,7 +44,8 @@ def device_get(x: Any) -> Any:
 
 
 def block_until_ready(x: Any) -> Any:
-    """Wait for every array in the pytree `x` (execution here is synchronous) and return x."""
+    """Wait for every array in the pytree `x` (a large jitted call's results may still be
+    computing: backend/async_dispatch.py) and return x."""
     tree_map(lambda leaf: leaf.block_until_ready() if hasattr(leaf, "block_until_ready")
              else leaf, x)
     return x

@@ -63,6 +63,8 @@ _OPTIONS: dict[str, tuple[str, Any]] = {
     "jax2tf_associative_scan_reductions": ("jax2tf_associative_scan_reductions", False),
     # pyjax's own: compile tier 1 kernels before the first call instead of in the background
     "jax_compile_sync": ("compile_sync", False),
+    # False: every jitted call computes before it returns (backend/async_dispatch.py)
+    "jax_cpu_enable_async_dispatch": ("cpu_enable_async_dispatch", True),
     # False: lax.reduce_sum of float16/bfloat16 operands is an error (primitives/reductions.py)
     "jax_allow_f16_reductions": ("allow_f16_reductions", True),
     # False: a shard_map body under check_vma gets no implicit pvary where operands' varying
@@ -112,6 +114,7 @@ _BOOL_OPTIONS = frozenset(
      "threefry_partitionable", "explain_cache_misses", "check_tracer_leaks",
      "enable_custom_prng", "debug_key_reuse", "enable_compilation_cache",
      "raise_persistent_cache_errors", "no_tracing", "no_execution", "compile_sync",
+     "cpu_enable_async_dispatch",
      "jax2tf_associative_scan_reductions", "allow_f16_reductions", "auto_pcast",
      "thread_guard", "remove_size_one_mesh_axis_from_type"))
 

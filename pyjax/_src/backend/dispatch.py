@@ -59,6 +59,8 @@ def to_buffer(x: Any) -> tuple[np.ndarray, bool]:
     if isinstance(x, Tracer):
         check_alive(x)
         raise errors.UnexpectedTracerError(x, lambda: x._trace.describe_leak(x))
+    if isinstance(x, ArrayImpl):  # one still being computed (async_dispatch.PendingArray)
+        return x._buf, x._weak
     if isinstance(x, Array):  # an array of an extended dtype (PRNG keys): its physical buffer
         return x._buf, False
     if hasattr(x, "__jax_array__"):

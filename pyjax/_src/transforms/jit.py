@@ -19,12 +19,14 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from pyjax._src import caches, monitoring
+from pyjax._src.backend import async_dispatch
+from pyjax._src.backend.async_dispatch import PendingArray
 from pyjax._src.backend.caller import make_caller
 from pyjax._src.backend.dispatch import detach, scalar_buffer, to_buffer, wrap
 from pyjax._src.backend.executor import compile_jaxpr
 from pyjax._src.backend.fp_mode import KEPT, SWITCHED, flush_off, flush_on, run_unflushed
 from pyjax._src.config import config, config_global as _GLOBAL_OPTIONS, config_local
-from pyjax._src.core import dtypes
+from pyjax._src.core import array as array_lib, dtypes
 from pyjax._src.core.array import Array, ArrayImpl
 from pyjax._src.core.avals import MemorySpace, ShapedArray, pytype_aval_mappings
 from pyjax._src.core.jaxpr import (
@@ -302,14 +304,30 @@ _CANONICAL = {True: {np.dtype(d): np.dtype(d) for d in dtypes.supported_dtypes},
 _MISS = object()
 
 
-def _leaf_buffer(x: Any) -> np.ndarray:
+def _leaf_buffer(x: Any) -> Any:
+    """What the executable takes for leaf `x`: its buffer (a pending Array's Result)."""
     if type(x) is ArrayImpl:
         return x._buf
+    if type(x) is PendingArray:
+        return async_dispatch.pending_input(x)
     if type(x) in dtypes.python_scalar_dtypes:
         return scalar_buffer(x)[0]
     if type(x) in pytype_aval_mappings:  # a reference or token: the program takes it as is
         return x
     return to_buffer(x)[0]
+
+
+def _async_leaves(leaves: list) -> bool:
+    """Whether a call on `leaves` may be queued: Arrays not laid out over a mesh and Python
+    scalars (a NumPy array could change before the worker reads it)."""
+    for x in leaves:
+        t = type(x)
+        if t is ArrayImpl or t is PendingArray:
+            if x._sharding is not None and type(x._sharding) is NamedSharding:
+                return False
+        elif t not in dtypes.python_scalar_dtypes:
+            return False
+    return True
 
 
 _PYJAX_DIR = __file__.rsplit("/_src/", 1)[0]
@@ -363,7 +381,7 @@ class _Entry:
     """One cached trace: the jaxpr, its compiled form, and how to rebuild the output pytree."""
 
     __slots__ = ("jaxpr", "run", "call", "call_numpy", "out_avals", "out_tree", "placements",
-                 "lays_out", "host_results", "name")
+                 "lays_out", "host_results", "name", "sync_call", "is_async")
 
     def __init__(self, jaxpr: ClosedJaxpr, out_tree: Any, name: str | None = None):
         self.jaxpr, self.out_tree, self.name = jaxpr, out_tree, name
@@ -380,12 +398,33 @@ class _Entry:
                              if getattr(a, "memory_space", None) is MemorySpace.Host]
         # the program lays its values out itself (device_put to a mesh, into host memory...)
         self.lays_out = program_mesh(jaxpr.jaxpr) is not None or bool(self.host_results)
+        self.is_async: bool | None = None  # (known once compiled)
 
     def _compile(self) -> None:
         # (as XLA compiles)
         self.run = run = run_unflushed(compile_jaxpr, self.jaxpr, self.name)
-        self.call = make_caller(run.positional, len(self.jaxpr.jaxpr.invars), self.out_avals,
-                                self.out_tree)
+        self.sync_call = make_caller(run.positional, len(self.jaxpr.jaxpr.invars),
+                                     self.out_avals, self.out_tree)
+        self.is_async = not self.lays_out and async_dispatch.worth_async(self.jaxpr,
+                                                                           self.out_avals)
+        self.call = self._call_async if self.is_async else self.sync_call
+
+    def _call_async(self, *inputs: Any) -> Any:
+        """The call of a program worth running on the async worker (async_dispatch.py):
+        its results are PendingArrays at once; `inputs` may hold earlier calls' Results."""
+        if not config.cpu_enable_async_dispatch or array_lib.layout_hook is not None:
+            return self.sync_call(*async_dispatch.resolved(inputs))
+        return tree_unflatten(self.out_tree, async_dispatch.submit(
+            self.run.positional, inputs, self.out_avals))
+
+    def call_pending(self, inputs: list) -> Any:
+        """The call on buffers among which are pending Results: queued behind them when the
+        program runs asynchronously, else run once they are ready."""
+        if self.is_async is None:
+            self._compile()
+        if not self.is_async:
+            inputs = async_dispatch.resolved(inputs)
+        return self.call(*inputs)
 
     def _compile_and_run(self, buffers: list) -> list:
         self._compile()
@@ -553,7 +592,12 @@ class PjitFunction:
             if config.no_execution:  # jax.no_execution() (issue 13)
                 raise RuntimeError(f"JAX tried to execute function jit({self._name}), but the "
                                    "no_execution config option is set")
-            outs = _run(entry, [_leaf_buffer(x) for x in leaves])
+            buffers = [_leaf_buffer(x) for x in leaves]
+            if entry.is_async is None:
+                entry._compile()
+            if entry.is_async and not entry.lays_out and _async_leaves(leaves):
+                return entry.call_pending(buffers)
+            outs = _run(entry, async_dispatch.resolved(buffers))
             placed = False
             for x in leaves:  # outputs that are views of a caller's NumPy argument are copied
                 if type(x) is not ArrayImpl:
@@ -595,9 +639,11 @@ class PjitFunction:
     def _call_numpy(self, args: tuple, options: Any, canonical: dict) -> Any:
         """`_call_arrays` when some argument is a NumPy array (of a canonical dtype; the rest
         Arrays not laid out on a mesh): outputs that are views of a caller's array are
-        copied."""
+        copied; or an Array still being computed (async_dispatch.py), which the call takes
+        as it is (queued behind it, or waiting for it when this program runs at once)."""
         sigs, buffers = [], []
         placed = sharding_lib.placements_in_use
+        numpy = pending = False
         for x in args:
             t = type(x)
             if t is ArrayImpl:
@@ -605,16 +651,25 @@ class PjitFunction:
                     return _MISS
                 buf = x._buf
                 sigs.append((buf.shape, buf.dtype, x._weak))
+            elif t is PendingArray:  # (its Result while computing: never waited for here)
+                buf = async_dispatch.pending_input(x)
+                sigs.append((buf.shape, buf.dtype, x._weak))
+                pending = True
             elif t is np.ndarray and canonical.get(x.dtype) is x.dtype:
                 buf = x
                 sigs.append((buf.shape, buf.dtype, False))
+                numpy = True
             else:
                 return _MISS
             buffers.append(buf)
         entry = self._cache.get((len(args), options, mesh_context_key(), *sigs))
         if entry is None or len(self._cache) > _REFRESH_AT or entry.lays_out:
             return _MISS
-        return entry.call_numpy(args, *buffers)
+        if numpy:
+            if pending:
+                buffers = async_dispatch.resolved(buffers)
+            return entry.call_numpy(args, *buffers)
+        return entry.call_pending(buffers)
 
     def _bind(self, entry: _Entry, operands: list) -> list:
         """Under a trace: one jit equation, or with `inline=True` the body's equations in

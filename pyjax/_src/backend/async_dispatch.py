@@ -1,0 +1,273 @@
+"""Async dispatch: a large jitted call runs on a worker thread while Python goes on.
+
+JAX returns from a jitted call before the computation ends; its arrays are futures that
+`block_until_ready`, printing or `np.asarray` wait for.  pyjax does the same for programs
+whose work pays for the hand-off (`worth_async`: no effects, plain array results, enough
+estimated work): the call returns `PendingArray`s at once and the computation joins one FIFO
+worker thread, so calls run in the order they were made and a call reading another's pending
+result finds it done.  Chained calls (a training loop's steps) are queued without waiting.
+
+A `PendingArray` is an `ArrayImpl` whose `_buf` slot holds a `Result` (the job and output
+index, with the shape and dtype) instead of the buffer.  Its shape, dtype and type are known
+at once; reading `_buf` waits for the job, stores the buffer in the slot and turns the object
+into a plain `ArrayImpl` (`__class__` assignment: the subclass adds no slots), so code that
+reads `x._buf` needs no change and a finished array costs nothing more than any other.  An
+error raised by the computation is raised wherever the result is read.
+
+The worker computes with subnormals flushed (fp_mode), as every pyjax computation does.
+While jobs are queued Python's thread switch interval is shortened: the worker needs the GIL
+between native calls, and the default 5 ms wait for it would stall the computation behind a
+busy caller.  A fork waits for the queue to empty; the child starts its own worker.
+"""
+from __future__ import annotations
+
+import os
+import queue
+import sys
+import threading
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from pyjax._src.backend import cost, dispatch
+from pyjax._src.backend.fp_mode import KEPT, SWITCHED, flush_off, flush_on
+from pyjax._src.core.array import ArrayImpl
+from pyjax._src.core.avals import ShapedArray
+from pyjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, jaxpr_has_effects, jaxprs_in_params
+
+#: estimated work (flops + bytes, backend/cost.py's compiled estimate) from which a call runs
+#: on the worker: ~1 ms and more here, where the hand-off (~20-60 us) is a few percent.
+#: PYJAX_ASYNC=force makes every eligible program async (tests), =off none.
+MIN_WORK = 2 ** 23
+_MODE = os.environ.get("PYJAX_ASYNC", "").lower()
+
+#: Python's thread switch interval while jobs are queued (seconds)
+_BUSY_SWITCH_INTERVAL = 2e-4
+
+_SLOT = ArrayImpl.__dict__["_buf"]  # the member descriptor of ArrayImpl's `_buf` slot
+
+
+class Job:
+    """One queued call: the run function, its inputs (buffers or `Result`s of earlier jobs),
+    and once done its output buffers or the error it raised.  Whichever thread claims it
+    first runs it: the worker, or a thread that needs its results before the worker got to
+    it (no hand-off to wait for); a job only ever waits for earlier jobs, so never in a
+    cycle."""
+
+    __slots__ = ("run", "inputs", "out_avals", "claim", "done", "outs", "error")
+
+    def __init__(self, run: Callable, inputs: Sequence[Any], out_avals: Sequence[Any]):
+        self.run, self.inputs, self.out_avals = run, inputs, out_avals
+        self.claim = threading.Lock()
+        self.done = threading.Event()
+        self.outs: list | None = None
+        self.error: BaseException | None = None
+
+    def run_unless_claimed(self) -> None:
+        if self.claim.acquire(False):
+            self.execute()
+
+    def execute(self) -> None:
+        try:
+            buffers = [b if b.__class__ is np.ndarray else _input_buffer(b) for b in self.inputs]
+            outs = self.run(*buffers)
+            self.outs = [o if o.__class__ is np.ndarray and o.dtype == a.dtype
+                         else dispatch.wrap(o, a)._buf for o, a in zip(outs, self.out_avals)]
+        except BaseException as e:  # noqa: BLE001 - raised again where the result is read
+            self.error = e
+        self.inputs = self.run = None  # (the inputs' memory is not held past the call)
+        self.done.set()
+
+    def wait(self) -> list:
+        if not self.done.is_set():
+            if self.claim.acquire(False):  # (not started: run here, flushing as the worker)
+                if flush_on(KEPT) is SWITCHED:
+                    try:
+                        self.execute()
+                    finally:
+                        flush_off()
+                else:
+                    self.execute()
+            self.done.wait()
+        if self.error is not None:
+            raise self.error
+        return self.outs
+
+
+class Result:
+    """What a PendingArray's `_buf` slot holds until its job is done: the job, which of its
+    outputs, and the output's shape and dtype (so they are known without waiting)."""
+
+    __slots__ = ("job", "index", "shape", "dtype")
+
+    def __init__(self, job: Job, index: int, aval: ShapedArray):
+        self.job, self.index, self.shape, self.dtype = job, index, aval.shape, aval.dtype
+
+    def buffer(self) -> np.ndarray:
+        return self.job.wait()[self.index]
+
+
+def _input_buffer(value: Any) -> Any:
+    """An input of a queued job as its run function takes it: a Result's buffer (its job ran
+    earlier on this worker, or on another thread's call), anything else as it is."""
+    return value.buffer() if value.__class__ is Result else value
+
+
+class PendingArray(ArrayImpl):
+    """An Array whose computation may still be running (see the module docstring)."""
+
+    __slots__ = ()
+
+    @property
+    def _buf(self) -> np.ndarray:
+        held = _SLOT.__get__(self)
+        if held.__class__ is Result:
+            held = held.buffer()
+            _SLOT.__set__(self, held)
+            self.__class__ = ArrayImpl
+        return held
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return _SLOT.__get__(self).shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return _SLOT.__get__(self).dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(_SLOT.__get__(self).shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(_SLOT.__get__(self).shape, dtype=np.int64))
+
+    @property
+    def itemsize(self) -> int:
+        return _SLOT.__get__(self).dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.itemsize
+
+    @property
+    def aval(self) -> ShapedArray:
+        held = _SLOT.__get__(self)
+        return ShapedArray(held.shape, held.dtype, self._weak)
+
+    def is_ready(self) -> bool:
+        held = _SLOT.__get__(self)
+        return held.__class__ is not Result or held.job.done.is_set()
+
+    def block_until_ready(self) -> ArrayImpl:
+        self._buf  # noqa: B018 - waits, and raises the computation's error
+        return self
+
+
+def pending_input(x: PendingArray) -> Any:
+    """What a queued job takes for `x`: its Result while pending, else its buffer."""
+    return _SLOT.__get__(x)
+
+
+def resolved(inputs: Sequence[Any]) -> list:
+    """`inputs` with every Result replaced by its buffer (waiting): a synchronous run's."""
+    return [_input_buffer(b) for b in inputs]
+
+
+def worth_async(closed: ClosedJaxpr, out_avals: Sequence[Any]) -> bool:
+    """Whether calls of `closed` go to the worker: a program without effects whose results
+    are plain arrays, in one process, with enough work (MIN_WORK)."""
+    if _MODE == "off":
+        return False
+    if jaxpr_has_effects(closed.jaxpr) or _calls_python(closed.jaxpr) or not out_avals:
+        return False
+    if any(type(a) is not ShapedArray or not isinstance(a.dtype, np.dtype) for a in out_avals):
+        return False  # (tokens, key arrays: made by their own wrappers)
+    from pyjax._src.parallel import distributed
+    if distributed.is_initialized():  # (collectives across processes stay in call order)
+        return False
+    if _MODE == "force":
+        return True
+    estimate = cost.compiled_cost(closed)
+    return estimate.get("flops", 0) + estimate.get("bytes accessed", 0) >= MIN_WORK
+
+
+#: primitives that call the user's Python: their programs run where they are called (the
+#: callback's thread, its errors at the call, as the user reads them)
+_PYTHON_CALLS = frozenset({"pure_callback", "io_callback", "debug_callback"})
+
+
+def _calls_python(jaxpr: Jaxpr) -> bool:
+    return any(e.primitive.name in _PYTHON_CALLS or any(map(_calls_python,
+                                                            jaxprs_in_params(e.params)))
+               for e in jaxpr.eqns)
+
+
+class _Worker:
+    """The FIFO worker thread (started on first use; a forked child starts its own)."""
+
+    def __init__(self) -> None:
+        self.queue: queue.SimpleQueue = queue.SimpleQueue()
+        self.lock = threading.Lock()
+        self.thread: threading.Thread | None = None
+        self.queued = 0  # jobs submitted and not finished
+        self.idle = threading.Condition(self.lock)
+        self.saved_interval: float | None = None
+
+    def submit(self, job: Job) -> None:
+        with self.lock:
+            if self.thread is None:
+                self.thread = threading.Thread(target=self._loop, name="pyjax-async",
+                                               daemon=True)
+                self.thread.start()
+            if self.queued == 0:
+                self.saved_interval = sys.getswitchinterval()
+                sys.setswitchinterval(min(self.saved_interval, _BUSY_SWITCH_INTERVAL))
+            self.queued += 1
+        self.queue.put(job)
+
+    def _loop(self) -> None:
+        flush_on(KEPT)  # (this thread only ever computes: subnormals stay flushed)
+        while True:
+            job = self.queue.get()
+            job.run_unless_claimed()
+            del job
+            with self.lock:
+                self.queued -= 1
+                if self.queued == 0:
+                    sys.setswitchinterval(self.saved_interval)
+                    self.idle.notify_all()
+
+    def drain(self) -> None:
+        """Wait until every queued job has finished."""
+        with self.lock:
+            while self.queued:
+                self.idle.wait()
+
+    def after_fork_in_child(self) -> None:
+        self.__init__()
+
+
+_worker = _Worker()
+os.register_at_fork(before=_worker.drain, after_in_child=_worker.after_fork_in_child)
+
+
+def submit(run: Callable, inputs: Sequence[Any], out_avals: Sequence[Any]) -> list:
+    """Queue `run(*inputs)` on the worker; its outputs as PendingArrays of `out_avals`."""
+    job = Job(run, inputs, out_avals)
+    _worker.submit(job)
+    results = []
+    new = object.__new__
+    for i, aval in enumerate(out_avals):
+        r = new(PendingArray)
+        _SLOT.__set__(r, Result(job, i, aval))
+        r._weak = bool(aval.weak_type)
+        r._sharding = None
+        results.append(r)
+    return results
+
+
+def wait_all() -> None:
+    """Wait for every queued computation (`jax.effects_barrier` and friends)."""
+    _worker.drain()

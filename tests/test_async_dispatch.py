@@ -1,0 +1,265 @@
+"""Async dispatch (backend/async_dispatch.py): large jitted calls return pending Arrays while a
+worker thread computes them, in call order; reading one waits; results equal the synchronous
+run's bits; errors surface where results are read."""
+import os
+import pickle
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import pyjax
+import pyjax.numpy as jnp
+from pyjax._src.backend import async_dispatch
+from pyjax._src.backend.async_dispatch import PendingArray
+from pyjax._src.core.array import ArrayImpl
+from pyjax._src.core.avals import ShapedArray
+
+
+@pytest.fixture
+def every_call_async(monkeypatch):
+    """Every eligible program runs on the worker, whatever its size."""
+    monkeypatch.setattr(async_dispatch, "_MODE", "force")
+    pyjax.clear_caches()
+    yield
+    async_dispatch.wait_all()
+    pyjax.clear_caches()
+
+
+@pytest.fixture
+def by_size(monkeypatch):
+    """The default rule: programs of MIN_WORK and more run on the worker."""
+    monkeypatch.setattr(async_dispatch, "_MODE", "")
+    pyjax.clear_caches()
+    yield
+    async_dispatch.wait_all()
+    pyjax.clear_caches()
+
+
+def _gated(value: np.ndarray) -> tuple[PendingArray, threading.Event]:
+    """A pending Array whose job returns `value` only once the event is set."""
+    gate = threading.Event()
+
+    def run():
+        assert gate.wait(30)
+        return [value]
+    (out,) = async_dispatch.submit(run, [], [ShapedArray(value.shape, value.dtype, False)])
+    return out, gate
+
+
+class _disabled:
+    """jax_cpu_enable_async_dispatch off inside the block."""
+
+    def __enter__(self):
+        pyjax.config.update("jax_cpu_enable_async_dispatch", False)
+
+    def __exit__(self, *exc):
+        pyjax.config.update("jax_cpu_enable_async_dispatch", True)
+
+
+def _bits(x):
+    return np.asarray(x).reshape(-1).view(np.uint8)
+
+
+def test_large_call_is_pending_and_equals_the_synchronous_bits(by_size):
+    f = pyjax.jit(lambda x: jnp.tanh(x) * 2.0 + jnp.sin(x))
+    x = jnp.linspace(-3, 3, 1 << 21, dtype=jnp.float32)
+    f(x)  # (the first call compiles and decides)
+    y = f(x)
+    assert type(y) is PendingArray and y.shape == x.shape and y.dtype == jnp.float32
+    with _disabled():
+        expected = f(x)
+    assert type(expected) is ArrayImpl
+    np.testing.assert_array_equal(_bits(y), _bits(expected))
+    assert type(y) is ArrayImpl and y.is_ready()  # (read once: a plain Array from then on)
+
+
+def test_small_call_stays_synchronous(by_size):
+    f = pyjax.jit(lambda x: x * 2 + 1)
+    x = jnp.ones((8,))
+    f(x)
+    assert type(f(x)) is ArrayImpl
+    assert async_dispatch.MIN_WORK > 8 * 4 * 3
+
+
+def test_pending_metadata_does_not_wait(every_call_async):
+    p, gate = _gated(np.arange(6, dtype=np.float32).reshape(2, 3))
+    t = time.perf_counter()
+    assert (p.shape, p.dtype, p.ndim, p.size, p.nbytes) == ((2, 3), np.float32, 2, 6, 24)
+    assert p.aval == ShapedArray((2, 3), np.dtype(np.float32), False)
+    assert not p.is_ready() and not p.weak_type
+    assert time.perf_counter() - t < 5
+    gate.set()
+    np.testing.assert_array_equal(p.block_until_ready(), np.arange(6).reshape(2, 3))
+    assert p.is_ready()
+
+
+def test_calls_queue_behind_pending_arguments_without_waiting(every_call_async):
+    f = pyjax.jit(lambda x: x * 3.0 + 1.0)
+    g = pyjax.jit(lambda d: {"s": d["a"] + d["b"], "n": -d["a"]})
+    f(jnp.ones((2, 3)))  # compiled (its first call runs where it is called)
+    g({"a": jnp.ones((2, 3)), "b": jnp.ones((2, 3))})
+    p, gate = _gated(np.arange(6, dtype=np.float32).reshape(2, 3))
+    done = []
+
+    def chain():  # if a call waited for p this thread would block until the gate opens
+        q = f(p)
+        done.append((q, g({"a": q, "b": p}), f(q)))
+    worker = threading.Thread(target=chain)
+    worker.start()
+    worker.join(10)
+    assert done, "a call on a pending argument waited for it"
+    q, d, r = done[0]
+    assert all(type(v) is PendingArray for v in (q, d["s"], d["n"], r))
+    gate.set()
+    base = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_array_equal(q, base * 3 + 1)
+    np.testing.assert_array_equal(d["s"], base * 3 + 1 + base)
+    np.testing.assert_array_equal(d["n"], -(base * 3 + 1))
+    np.testing.assert_array_equal(r, (base * 3 + 1) * 3 + 1)
+
+
+def test_a_synchronous_program_waits_for_its_pending_argument(every_call_async, monkeypatch):
+    p, gate = _gated(np.full((4,), 2.0, np.float32))
+    threading.Timer(0.2, gate.set).start()
+    monkeypatch.setattr(async_dispatch, "_MODE", "off")
+    f = pyjax.jit(lambda x: x + 1.0)
+    out = f(p)
+    assert type(out) is ArrayImpl
+    np.testing.assert_array_equal(out, [3.0] * 4)
+
+
+def test_errors_are_raised_where_the_result_is_read(every_call_async):
+    def run():
+        raise FloatingPointError("in the computation")
+    (p,) = async_dispatch.submit(run, [], [ShapedArray((3,), np.dtype(np.float32), False)])
+    f = pyjax.jit(lambda x: x * 2.0)
+    f(jnp.ones(3))
+    q = f(p)  # (queued behind the failing job: fails the same way)
+    for x in (p, q):
+        with pytest.raises(FloatingPointError, match="in the computation"):
+            x.block_until_ready()
+        with pytest.raises(FloatingPointError):
+            np.asarray(x)
+        assert x.is_ready()
+
+
+def test_pending_arrays_work_everywhere_an_array_does(every_call_async):
+    f = pyjax.jit(lambda x: jnp.exp(x) - 1.0)
+    x = jnp.arange(12.0).reshape(3, 4) / 12
+    expected = np.expm1(np.arange(12.0, dtype=np.float32).reshape(3, 4) / 12)
+    for read in (np.asarray, lambda y: y[1:], lambda y: jnp.add(y, 0.0), lambda y: y + 0.0,
+                 lambda y: y.sum(0), lambda y: pickle.loads(pickle.dumps(y)),
+                 lambda y: pyjax.device_get(y), lambda y: pyjax.vmap(jnp.sin)(y),
+                 lambda y: pyjax.grad(lambda v: jnp.sum(f(v)))(y),
+                 lambda y: pyjax.tree.map(lambda v: v * 1.0, [y])[0]):
+        ref = read(jnp.asarray(expected))
+        got = read(f(x))
+        np.testing.assert_allclose(np.asarray(got), np.asarray(ref), rtol=2e-6)
+    y = f(x)
+    assert repr(y).startswith("Array(") and y.tolist()[0][0] == 0.0
+    assert f(x).weak_type is False
+
+
+def test_weak_types_and_scalars(every_call_async):
+    f = pyjax.jit(lambda a, b: a * b + 1.0)
+    f(2.0, 3.0)
+    y = f(2.0, 3.0)
+    assert y.weak_type and y.dtype == jnp.float32 and float(y) == 7.0
+
+
+def test_concurrent_calls_from_eight_threads(every_call_async):
+    f = pyjax.jit(lambda x, k: jnp.cumsum(x * k) + k)
+    xs = [jnp.arange(1000.0) + i for i in range(8)]
+    f(xs[0], 1.0)
+    results, errors = {}, []
+
+    def work(i):
+        try:
+            outs = [f(xs[i], float(k)) for k in range(20)]
+            results[i] = [np.asarray(o) for o in outs]
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors and len(results) == 8
+    for i in range(8):
+        for k in range(20):
+            ref = np.cumsum((np.arange(1000.0, dtype=np.float32) + i) * k) + k
+            np.testing.assert_allclose(results[i][k], ref, rtol=1e-6)
+
+
+def test_disabled_by_config(every_call_async):
+    f = pyjax.jit(lambda x: x + 1.0)
+    f(jnp.ones(4))
+    with _disabled():
+        assert type(f(jnp.ones(4))) is ArrayImpl
+    assert type(f(jnp.ones(4))) is PendingArray
+
+
+def test_numpy_arguments_run_synchronously(every_call_async):
+    f = pyjax.jit(lambda x: x * 2.0)
+    buf = np.ones(4, np.float32)
+    f(buf)
+    y = f(buf)
+    buf[:] = 5  # (the caller may change their array once the call returned)
+    np.testing.assert_array_equal(y, [2.0] * 4)
+
+
+def test_switch_interval_restored_when_idle(every_call_async):
+    before = sys.getswitchinterval()
+    p, gate = _gated(np.zeros(2, np.float32))
+    assert sys.getswitchinterval() <= async_dispatch._BUSY_SWITCH_INTERVAL
+    gate.set()
+    p.block_until_ready()
+    async_dispatch.wait_all()
+    assert sys.getswitchinterval() == before
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_fork_waits_for_queued_work_and_the_child_computes(every_call_async):
+    f = pyjax.jit(lambda x: x * 2.0)
+    f(jnp.ones(3))
+    p, gate = _gated(np.full((3,), 4.0, np.float32))
+    threading.Timer(0.2, gate.set).start()
+    q = f(p)
+    pid = os.fork()
+    if pid == 0:  # the child: the parent's work finished before the fork; its own runs
+        ok = np.array_equal(np.asarray(q), [8.0] * 3) and np.array_equal(
+            np.asarray(f(q)), [16.0] * 3)
+        os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0
+    np.testing.assert_array_equal(q, [8.0] * 3)
+
+
+def test_programs_calling_python_run_where_they_are_called(every_call_async):
+    seen = []
+
+    def host(v):
+        seen.append(threading.current_thread())
+        return np.asarray(v) * 2
+
+    f = pyjax.jit(lambda x: pyjax.lax.cond(
+        x[0] > 0, lambda v: pyjax.pure_callback(host, pyjax.ShapeDtypeStruct((3,), jnp.float32), v),
+        lambda v: v, x))
+    f(jnp.ones(3))
+    y = f(jnp.ones(3))
+    assert type(y) is ArrayImpl and seen[-1] is threading.current_thread()
+
+
+def test_a_reader_runs_a_job_the_worker_has_not_started(every_call_async):
+    busy, gate = _gated(np.zeros(2, np.float32))  # (the worker waits in this job)
+    f = pyjax.jit(lambda x: x + 1.0)
+    f(jnp.ones(2))
+    y = f(jnp.ones(2))  # queued behind `busy`, independent of it
+    t = time.perf_counter()
+    np.testing.assert_array_equal(y, [2.0, 2.0])  # (computed here: the gate is still shut)
+    assert time.perf_counter() - t < 10 and not busy.is_ready()
+    gate.set()
+    busy.block_until_ready()
