@@ -154,6 +154,11 @@ class JaxRuntimeError(RuntimeError):
     """An error raised while running compiled code."""
 
 
+class MLIRError(Exception):
+    """jaxlib's MLIR error (jaxlib.mlir.ir.MLIRError): an operation JAX's lowering builds that
+    MLIR's verifier refuses, raised where pyjax compiles the equation."""
+
+
 class KeyReuseError(JAXTypeError):
     """A PRNG key was used twice while key-reuse checking is on."""
 

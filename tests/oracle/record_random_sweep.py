@@ -161,6 +161,19 @@ def cases(jax, jnp, lax, np):
         ("scan keys out", lambda k: lax.scan(lambda c, _: (r.split(c)[0], c), k, None,
                                               length=3)[1], (k,)),
         ("map keys", lambda ks: lax.map(lambda c: jnp.broadcast_to(c, (2,)), ks), (ks,)),
+        # JAX refuses a pad of keys when lowering it (MLIR's verifier: an hlo.pad of the key
+        # data with the logical config), and any conversion to or from a key dtype
+        ("lax.pad", lambda ks: lax.pad(ks, ks[0], [(1, 0, 0)]), (ks,)),
+        ("lax.pad 2d", lambda ks: lax.pad(ks.reshape(2, 2), ks[0], [(1, 0, 0), (0, 2, 1)]),
+         (ks,)),
+        ("jnp.pad", lambda ks: jnp.pad(ks, 1), (ks,)),
+        ("jnp.pad key value", lambda ks: jnp.pad(ks, 1, constant_values=ks[0]), (ks,)),
+        ("jnp.pad edge wrap", lambda ks: (jnp.pad(ks, 1, mode="edge"),
+                                          jnp.pad(ks, (0, 2), mode="wrap")), (ks,)),
+        ("convert to key", lambda ks: lax.convert_element_type(0, ks.dtype), (ks,)),
+        ("convert from key", lambda ks: lax.convert_element_type(ks, jnp.uint32), (ks,)),
+        ("convert to own key dtype", lambda ks: lax.convert_element_type(ks, ks.dtype), (ks,)),
+        ("asarray uint32", lambda ks: jnp.asarray(ks, jnp.uint32), (ks,)),
     ]
     for name, fn, args in key_ops:
         add(f"keys {name}", fn, *args)

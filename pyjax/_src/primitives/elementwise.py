@@ -1414,6 +1414,9 @@ def clamp(min: Any, x: Any, max: Any) -> Any:  # noqa: A002
 
 def convert_element_type(operand: Any, new_dtype: Any, weak_type: bool = False) -> Any:
     """Cast to `new_dtype`.  Constants are converted at once (JAX folds them while tracing)."""
+    if isinstance(new_dtype, dtypes.ExtendedDType) or isinstance(
+            getattr(operand, "dtype", None), dtypes.ExtendedDType):
+        return _convert_extended(operand, new_dtype)
     new_dtype = dtypes.check_user_dtype(new_dtype, "convert_element_type")
     if isinstance(operand, Tracer) or (type(operand) is ArrayImpl and (
             trace_state.trace is not None and not operand.made_in_trace()
@@ -1431,6 +1434,17 @@ def convert_element_type(operand: Any, new_dtype: Any, weak_type: bool = False) 
     else:  # a Python or NumPy constant, which JAX converts in NumPy
         out = detach(np.asarray(_convert_impl(buf, new_dtype=new_dtype)), (operand,), False)
     return weak_constant(operand, out, bool(weak_type))  # never a view of a caller's array
+
+
+def _convert_extended(operand: Any, new_dtype: Any) -> Any:
+    """A conversion to or from a key dtype: none but to its own dtype (JAX's KeyTyRules allow
+    no conversion; key data comes and goes through random.key_data / wrap_key_data)."""
+    old_dtype = dtypes.dtype_and_weak(operand)[0]
+    if not isinstance(new_dtype, dtypes.ExtendedDType):
+        new_dtype = dtypes.check_user_dtype(new_dtype, "convert_element_type")
+    if new_dtype == old_dtype:
+        return operand
+    raise ValueError(f"Cannot convert_element_type from {old_dtype.name} to {new_dtype.name}")
 
 
 def _convert_impl_to(buf: np.ndarray, new_dtype: np.dtype) -> np.ndarray:

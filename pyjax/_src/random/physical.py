@@ -128,6 +128,15 @@ def _select_n(eqn: Eqn, ins: list, outs: list) -> list:
     return [spread, Eqn(eqn.primitive, [wide, *cases], outs, eqn.params, eqn.source_info)]
 
 
+def _pad(eqn: Eqn, ins: list, outs: list) -> list:
+    """JAX lowers a pad of keys to an hlo.pad of the key data with the logical padding
+    config, which MLIR refuses: JAX's error, eager and under jit."""
+    from pyjax._src.errors import MLIRError
+    n = eqn.invars[0].aval.ndim
+    raise MLIRError(f'Operation creation failed:\nerror: "pad:"("pad"): edge_padding_low '
+                    f"length ({n}) must match operand rank ({n + len(_key_shape(eqn))})")
+
+
 RULES: dict[str, Rule] = {
     "broadcast_in_dim": _with_params(_broadcast_in_dim),
     "reshape": _with_params(_reshape),
@@ -141,6 +150,7 @@ RULES: dict[str, Rule] = {
     "dynamic_slice": _zero_indices,
     "dynamic_update_slice": _zero_indices,
     "select_n": _select_n,
+    "pad": _pad,
 }
 #: the identity on key data
 _ALIASES = frozenset({"random_wrap", "random_unwrap"})
