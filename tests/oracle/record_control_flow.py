@@ -129,6 +129,11 @@ def control_flow_cases(jax, jnp, lax, np):
     add("linearize_map_int_tangent", linearized(
         lambda xs, ns: lax.map(lambda a: jnp.sin(a[0]) * a[1], (xs, ns))), xs4,
         np.arange(4, dtype=i32))
+    # a loop-invariant carry (moved to the scan's constants) that the known loop never reads
+    add("linearize_fori_invariant_carry", linearized(lambda x, y: lax.fori_loop(
+        0, 3, lambda i, c: (jnp.sin(c[0]), c[1]), (x, y))[0]), f32(1.5), f32(0.5))
+    add("linearize_scan_invariant_carry_out", linearized(lambda x, y: lax.scan(
+        lambda c, a: ((jnp.sin(c[0]) * a, c[1]), c[0]), (x, y), xs4)), f32(1.5), f32(0.5))
     # ---- vmap ----
     add("vmap_cond_batched_pred", jax.vmap(lambda p, x: lax.cond(p, jnp.sin, jnp.cos, x)),
         np.array([True, False]), np.ones(2, f32))

@@ -279,8 +279,9 @@ def _hoist_invariants(known: ClosedJaxpr, num_consts: int, consts: list, num_res
                       ) -> tuple[ClosedJaxpr, list, list[bool], list]:
     """Move the known body's loop-invariant equations (those reading only constants) out of
     the loop, as JAX does: returns the new body (its constants are the invariant values it
-    still reads; outputs nothing reads dropped), those values, which residuals were hoisted,
-    and the hoisted residuals."""
+    still reads, in order of first use, so a constant it never reads, such as a loop-invariant
+    carry moved to the constants, is dropped; outputs nothing reads dropped), those values,
+    which residuals were hoisted, and the hoisted residuals."""
     known = ClosedJaxpr(_drop_unused_outvars(known.jaxpr), known.consts)
     j = known.jaxpr
     invariant = set(j.invars[:num_consts])
@@ -293,17 +294,10 @@ def _hoist_invariants(known: ClosedJaxpr, num_consts: int, consts: list, num_res
     res_out = j.outvars[num_outs:]
     which_hoisted = [type(v) is Var and v in invariant and v not in j.invars[:num_consts]
                      for v in res_out]
-    if not hoisted_eqns and not any(which_hoisted):
-        return known, consts, which_hoisted, []
-    env = dict(zip(j.invars[:num_consts], consts))
     hoisted_set = set(id(e) for e in hoisted_eqns)
-    for eqn in hoisted_eqns:
-        outs = eqn.primitive.bind(*(a.val if type(a) is not Var else env[a] for a in eqn.invars),
-                                  **eqn.params)
-        env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else (outs,)))
     body_eqns = [e for e in j.eqns if id(e) not in hoisted_set]
     new_outvars = [v for v, h in zip(j.outvars, [False] * num_outs + which_hoisted) if not h]
-    needed: list = []
+    needed: list = []  # the invariant values the loop still reads, in order of first use
     for eqn in body_eqns:
         for a in eqn.invars:
             if type(a) is Var and a in invariant and a not in needed:
@@ -311,6 +305,13 @@ def _hoist_invariants(known: ClosedJaxpr, num_consts: int, consts: list, num_res
     for v in new_outvars:
         if type(v) is Var and v in invariant and v not in needed:
             needed.append(v)
+    if not hoisted_eqns and not any(which_hoisted) and needed == j.invars[:num_consts]:
+        return known, consts, which_hoisted, []
+    env = dict(zip(j.invars[:num_consts], consts))
+    for eqn in hoisted_eqns:
+        outs = eqn.primitive.bind(*(a.val if type(a) is not Var else env[a] for a in eqn.invars),
+                                  **eqn.params)
+        env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else (outs,)))
     body = Jaxpr([], [*needed, *j.invars[num_consts:]], new_outvars, body_eqns, j.debug_info)
     hoisted_res = [env[v] for v, h in zip(res_out, which_hoisted) if h]
     return ClosedJaxpr(body, known.consts), [env[v] for v in needed], which_hoisted, hoisted_res
@@ -335,12 +336,13 @@ def _scan_partial_eval(pe: Any, args: tuple, params: dict) -> list:
     known, staged, out_uk, res_avals, res_fwd = split
     unknowns = const_uk + carry_uk + xs_uk
     consts, init, xs = _split3(args, num_consts, num_carry)
-    # residuals that are known constants or xs of the loop are passed in, not output
+    # residuals that are known constants or xs of the loop are passed in, not output (but not
+    # NumPy arrays, which JAX's rule does not forward either)
     n_known_consts = num_consts - sum(const_uk)
     n_known_carry = num_carry - sum(carry_uk)
     res_src = list(res_fwd)
     forwarded = [f is not None and (f < num_consts or f >= num_consts + num_carry)
-                 for f in res_src]
+                 and not isinstance(args[f], np.ndarray) for f in res_src]
     num_known_outs = len(out_uk) - sum(out_uk)
     keep = [True] * num_known_outs + [not f for f in forwarded]
     known = _prune_res_outputs(known, keep)
