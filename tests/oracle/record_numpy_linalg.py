@@ -69,6 +69,7 @@ def jaxpr_cases(jax, jnp, np):
     add("det_4x4", LA.det, sq4)
     add("slogdet", LA.slogdet, sq4)
     add("slogdet_1x1", LA.slogdet, sq3[:1, :1])
+    add("slogdet_2x2", LA.slogdet, sq3[:2, :2])
     add("slogdet_qr", lambda a: LA.slogdet(a, method="qr"), sq4)
     add("pinv", LA.pinv, tall)
     add("pinv_rtol", lambda a: LA.pinv(a, rtol=0.1), tall)

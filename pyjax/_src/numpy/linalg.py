@@ -435,8 +435,9 @@ def _slogdet_small_impl(a: Any) -> tuple[Any, Any]:
     n = a.shape[-1]
     if n == 1:
         det = a[..., 0, 0]
-    elif n == 2:
-        det = (a[..., 0, 0] * a[..., 1, 1]) - (a[..., 0, 1] * a[..., 1, 0])
+    elif n == 2:  # (the four entries taken first, as JAX does: its jaxpr's order)
+        a00, a01, a10, a11 = a[..., 0, 0], a[..., 0, 1], a[..., 1, 0], a[..., 1, 1]
+        det = (a00 * a11) - (a01 * a10)
     else:
         raise ValueError(f"_slogdet_small only supports n in {{1, 2}}, got n={n}")
     abs_det = ufuncs.abs(det)
