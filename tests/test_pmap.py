@@ -280,3 +280,31 @@ def test_ppermute_over_the_device_axis_is_one_reorder():
                                   np.roll(jax.random.key_data(keys), 1, axis=0))
     identity = on_devices(lambda v: lax.ppermute(v, "i", [(i, i) for i in range(4)]))
     assert not jax.make_jaxpr(identity)(x).jaxpr.eqns  # the identity moves nothing
+
+
+VMAP_SCRIPT = """
+import numpy as np
+import pyjax as jax, pyjax.numpy as jnp
+from pyjax import lax
+xs = jnp.arange(24.0).reshape(2, 4, 3)
+bodies = [jnp.sin, lambda v: lax.psum(v, "i"), lambda v: lax.all_gather(v, "i"),
+          lambda v: v * lax.axis_index("i"), lambda v: lax.ppermute(v, "i", [(0, 1), (1, 0)])]
+for body in bodies:
+    f = jax.pmap(body, axis_name="i")
+    want = np.stack([np.asarray(f(x)) for x in xs])
+    for g in (jax.vmap(f), jax.jit(jax.vmap(f))):
+        np.testing.assert_array_equal(np.asarray(g(xs)), want)
+    np.testing.assert_array_equal(np.asarray(jax.vmap(f, in_axes=1, out_axes=1)(
+        xs.transpose(1, 0, 2))), np.moveaxis(want, 0, 1))
+print("ok")
+"""
+
+
+def test_vmap_of_pmap_equals_a_loop_of_pmaps():
+    """vmap of a pmap (a shard_map batched by JAX's rule) computes what pmap computes on each
+    slice, collectives included."""
+    env = dict(os.environ, PYJAX_NUM_CPU_DEVICES="4")
+    proc = subprocess.run([sys.executable, "-c", VMAP_SCRIPT], env=env, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "ok"

@@ -40,6 +40,15 @@ JAXPR_CASES = {
     "keyword_arg": "lambda x: jax.pmap(lambda a, b: a * b)(x, b=x)",
     "two_devices": "lambda x: jax.pmap(lambda a: a * 2)(x[:2])",
     "jit_of_pmap": "jax.jit(jax.pmap(lambda a: jnp.cos(a) + 1))",
+    # vmap of the jit of shard_map: JAX's shard_map batching rule (batch axes unsplit in specs)
+    "vmap_of_pmap": "lambda x: jax.vmap(jax.pmap(jnp.sin))(x[None])",
+    "vmap_of_pmap_in_axes_1": "lambda x: jax.vmap(jax.pmap(jnp.sin), in_axes=1)(x[..., None])",
+    "vmap_of_pmap_psum": "lambda x: jax.vmap(jax.pmap(lambda a: lax.psum(a, 'i'), "
+                         "axis_name='i'))(jnp.stack([x, x * 2]))",
+    "vmap_of_pmap_unbatched_arg": "lambda x: jax.vmap(jax.pmap(lambda a, b: a * b), "
+                                  "in_axes=(0, None))(jnp.stack([x, x]), x)",
+    "vmap_of_pmap_out_axes": "lambda x: jax.vmap(jax.pmap(lambda a: (a, lax.pmax(a, 'i')), "
+                             "axis_name='i', out_axes=(1, None)), out_axes=1)(x[None])",
 }
 
 #: name -> a thunk of x (f32[4, 3]) whose error (class and message) is recorded: static

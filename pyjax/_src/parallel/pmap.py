@@ -2,9 +2,10 @@
 
 The host devices share one memory, so pmap is compiled once as jit of vmap over the stacked
 device axis; collectives over `axis_name` work as under vmap.  Staged (under make_jaxpr or
-an enclosing jit, in one process) it is what JAX 0.10.2 stages: jit[name=_fun] of a
-shard_map over a one-axis mesh of the mapped devices (`_staged`).  In a distributed job each
-process maps over its local devices and the collectives go on across processes over MPI.
+an enclosing jit, in one process) or batched (vmap) it is what JAX 0.10.2 stages:
+jit[name=_fun] of a shard_map over a one-axis mesh of the mapped devices (`_staged`), which
+vmap batches by JAX's rule.  In a distributed job each process maps over its local devices
+and the collectives go on across processes over MPI.
 Results record which device holds which slice: a NamedSharding over a one-axis mesh named after
 `axis_name`, as in JAX (unmapped results, out_axes None, are replicated over it).
 
@@ -35,12 +36,16 @@ from pyjax._src.parallel import devices as devices_mod, mesh as mesh_mod
 from pyjax._src.parallel.devices import process_count
 from pyjax._src.parallel.mesh import Mesh, context_key as mesh_context_key
 from pyjax._src.parallel.sharding import NamedSharding, PartitionSpec, placed
-from pyjax._src.transforms.batching import _broadcast_prefix, vmap
+from pyjax._src.transforms.batching import BatchTrace, _broadcast_prefix, vmap
 from pyjax._src.transforms.jit import jit
 from pyjax._src.transforms.staging import StagingTrace
 from pyjax._src.tree_util import _flat_tuple_treedef, tree_flatten, tree_map, tree_unflatten
 
 PMAP_AXIS = "_internal_pmap_axis_name"
+#: traces under which pmap binds JAX's jit of shard_map (vmap's batches the shard_map as JAX's
+#: rule does); under differentiation it stays jit of vmap (pyjax's shard_map is differentiated
+#: through its expansion, not by JAX's rules, so its jaxprs would not be JAX's either)
+_STAGED_UNDER = (StagingTrace, BatchTrace)
 _MEMO_LIMIT = 64  # argument / result structures remembered per pmapped function
 
 
@@ -96,8 +101,9 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
                              f"{len(available)} local devices are available; set "
                              "PYJAX_NUM_CPU_DEVICES (or XLA_FLAGS=--xla_force_host_platform_"
                              "device_count) to use more")
-        if type(trace_state.trace) is StagingTrace and not spans and size:
-            # staged (make_jaxpr, a jit around it): as JAX stages pmap, jit of shard_map
+        if type(trace_state.trace) in _STAGED_UNDER and not spans and size:
+            # staged (make_jaxpr, a jit around it) or batched (vmap): as JAX stages pmap,
+            # jit of shard_map
             return _staged(fun, (len(args), bool(kwargs), spans, statics), treedef, plan.axes,
                            frozen_dyn, out_axes, frozen_out, name, available[:size])(*leaves)
         try:

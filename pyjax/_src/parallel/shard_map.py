@@ -3,7 +3,9 @@
 The body is traced once, on one block's shapes, into a `shard_map` equation (collectives
 inside staged by mesh axis name).  It runs as nested vmaps, one per manual mesh axis, over
 blocks stacked on leading axes (the host devices share one memory, as pmap does); its
-derivative and batching rules run that expansion under the transformation.
+derivative rules run that expansion under the transformation; its batching rule is JAX's (a
+shard_map of the batched body, the batch axis unsplit in the specs) unless check_vma types the
+body, whose expansion is batched then.
 """
 from __future__ import annotations
 
@@ -27,8 +29,9 @@ from pyjax._src.parallel import propagation, size_one
 from pyjax._src.parallel.sharding import (DuplicateSpecError, NamedSharding, PartitionSpec,
                                           placed)
 from pyjax._src.parallel.vma import check_out_vma, infer_vma, typing
-from pyjax._src.transforms import ad
-from pyjax._src.transforms.batching import _broadcast_prefix, batch_flat, vmap
+from pyjax._src.transforms import ad, batching
+from pyjax._src.transforms.batching import (Axis, _broadcast_prefix, batch_flat, batch_jaxpr,
+                                            vmap)
 from pyjax._src.transforms.staging import abstractify, trace_to_jaxpr
 from pyjax._src.tree_util import tree_flatten, tree_unflatten
 
@@ -317,9 +320,31 @@ def _partial_eval(trace: Any, args: tuple, params: dict) -> list:
         return _expanded(params)(*args)
 
 
-def _batch(vals: list, dims: list, **params: Any) -> tuple:
-    size = next(np.shape(v)[d] for v, d in zip(vals, dims) if d is not None)
-    return batch_flat(_expanded(params), vals, dims, size)
+def _batch(axis: Axis, vals: list, dims: list, **params: Any) -> tuple:
+    """JAX's shard_map batching rule: a shard_map of the batched body, the batch axis of each
+    operand and result left unsplit in its spec (None inserted there), so vmap(pmap(f))
+    stages JAX's jaxpr.  Under check_vma the body's types name the axes values vary over, which
+    batching does not keep: that shard_map is batched through its expansion."""
+    if params["check_vma"]:
+        return batch_flat(_expanded(params), vals, dims, axis.size, axis.name)
+    mesh = params["mesh"]
+    order = _manual_order(mesh, params["newly_manual_axes"])
+    sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
+    with coll.manual_axes({a: sizes[a] for a in order}):
+        body, out_dims = batch_jaxpr(params["jaxpr"], dims, axis)
+    in_specs = tuple(s if d is None else _batch_spec(s, d)
+                     for s, d in zip(params["in_specs"], dims))
+    out_specs = tuple(s if d is None else _batch_spec(s, d)
+                      for s, d in zip(params["out_specs"], out_dims))
+    outs = shard_map_p.bind(*vals, **dict(params, jaxpr=body, in_specs=in_specs,
+                                          out_specs=out_specs))
+    return outs, out_dims
+
+
+def _batch_spec(spec: PartitionSpec, dim: int) -> PartitionSpec:
+    """`spec` with an unsplit axis inserted at `dim` (JAX's pxla.batch_spec)."""
+    entries = (*spec, *(None,) * (dim - len(spec)))
+    return PartitionSpec(*entries[:dim], None, *entries[dim:])
 
 
 def _pp(eqn: Any, context: Any) -> Any:
@@ -340,7 +365,7 @@ shard_map_p.eager = _eager
 shard_map_p.abstract_eval = _abstract_eval
 shard_map_p.jvp = _jvp
 shard_map_p.partial_eval = _partial_eval
-shard_map_p.batch = _batch
+batching.defcall(shard_map_p, _batch, "jaxpr")
 shard_map_p.pp_rule = _pp
 shard_map_p.sharding_rule = _sharding_rule
 shard_map_p.result_mesh = lambda params: params["mesh"]
