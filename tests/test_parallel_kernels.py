@@ -3,8 +3,11 @@ its rows or columns gives the one-thread result, flush-to-zero holds on every th
 forked child still runs kernels."""
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -204,3 +207,89 @@ def test_a_large_clusters_first_call_waits_for_its_kernel(monkeypatch):
         assert isinstance(namespace[fname], tier1.Kernel) is waits, shape
         np.testing.assert_allclose(got, np.tanh(x * scale) + 1.0, rtol=2e-6, atol=1e-6)
         tier1.wait()
+
+
+def test_mid_size_kernels_are_gated_by_the_idle_time(tmp_path, monkeypatch):
+    """Kernels of more than one grain and at most MID_GRAINS are mid-size; before each call
+    the gate lets them split only while a core was idle over the last window (the CPUs' idle
+    time in /proc/stat, read at most once per window), else holds kernels of up to MID_GRAINS
+    grains to one thread (`pyjax_kernel_alone`)."""
+    from pyjax._src.primitives import _blas_threads
+    saved = engine.threads()
+    engine.set_threads(2, 1000)
+    monkeypatch.setattr(engine, "gated", True)
+    try:
+        assert [engine.mid_size(n) for n in (1000, 1001, 4000, 4001)] == [
+            False, True, True, False]
+        stat, clock = tmp_path / "stat", [100.0]
+        monkeypatch.setattr(_blas_threads, "_STAT", str(stat))
+        monkeypatch.setattr(_blas_threads, "_spare_state", [-1.0, -1, True])
+        monkeypatch.setattr(_blas_threads.time, "monotonic", lambda: clock[0])
+
+        def report(idle_seconds):  # (user nice system idle iowait ...), in clock ticks
+            stat.write_text(f"cpu  500 0 300 {round(idle_seconds / _blas_threads._TICK)} 0 0 "
+                            "0 0 0 0\n")
+
+        report(1000.0)
+        engine.gate()
+        assert engine._controls[2] == 0  # (no window yet)
+        clock[0] += 1.0
+        report(1000.05)  # a twentieth of a core idle over the second
+        engine.gate()
+        assert engine._controls[2] == 4000
+        clock[0] += _blas_threads._SPARE_WINDOW / 2
+        report(1010.0)
+        engine.gate()  # within the window: the answer kept
+        assert engine._controls[2] == 4000
+        clock[0] += 1.0
+        report(1011.0)  # a whole core idle
+        engine.gate()
+        assert engine._controls[2] == 0
+        monkeypatch.setattr(engine, "gated", False)  # (PYJAX_KERNEL_THREADS/GRAIN given)
+        assert not engine.mid_size(2000)
+    finally:
+        engine.set_threads(*saved)
+        engine._controls[2] = 0
+
+
+_ALONE_SCRIPT = """
+import json, os, sys
+import numpy as np
+import pyjax, pyjax.numpy as jnp
+from pyjax._src.backend import tier0, tier1
+from pyjax._src.backend.tier1 import engine
+from pyjax._src.primitives import _blas_threads
+tier1.reason()
+engine.set_threads(2, 4096)
+tier0.BLOCKWISE_MIN = 1  # (every cluster a function of its own, which the kernel replaces)
+pyjax.config.update("jax_compile_sync", True)
+threads = lambda: len(os.listdir("/proc/self/task"))
+out = {}
+for name, size, spare in json.loads(sys.argv[1]):
+    _blas_threads._spare = lambda: spare
+    x = np.ones(size, np.float32)
+    f = pyjax.jit(lambda a: jnp.exp(a) * 2.0 + 1.0).lower(x).compile()
+    before = threads()
+    f(x).block_until_ready()
+    out[name] = threads() - before
+print(json.dumps(out))
+"""
+
+
+def _threads_started(calls: list) -> dict:
+    """Threads each call in a fresh process started: (name, elements, a core idle?)."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYJAX_KERNEL_THREADS", "PYJAX_KERNEL_GRAIN", "PYJAX_TIER1")}
+    proc = subprocess.run([sys.executable, "-c", _ALONE_SCRIPT, json.dumps(calls)], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout)
+
+
+def test_a_mid_size_kernel_runs_on_one_thread_while_no_core_was_idle():
+    """libgomp starts its worker at a kernel's first split: a mid-size kernel (4 grains) while
+    no core was idle starts none, one while a core was idle does, and a larger kernel (5
+    grains) splits regardless."""
+    assert _threads_started([("mid busy", 4 * 4096, False), ("mid idle", 4 * 4096, True)]) \
+        == {"mid busy": 0, "mid idle": 1}
+    assert _threads_started([("large busy", 5 * 4096, False)]) == {"large busy": 1}

@@ -158,9 +158,24 @@ _ON_STACK = np.empty(0, np.uint8)
 
 
 def _caller(fn: Any, rows: int, cols: int) -> Callable[..., Any]:
-    """call(*arrays): fn(rows, cols, the arrays' buffers) with the GIL released, through
-    machine_code's builtin for a native function, else ctypes (a kernel call of psum's
-    4 x 16384 floats: 6.9 us of Python and ctypes around the kernel -> 1.4)."""
+    """call(*arrays): fn(rows, cols, the arrays' buffers) with the GIL released; for a
+    mid-size kernel (engine.mid_size), after engine.gate, which keeps it on one thread while
+    no core was idle of late."""
+    call = _native_caller(fn, rows, cols)
+    if not engine.mid_size(rows * cols):
+        return call
+    gate = engine.gate
+
+    def gated(*arrays: Any) -> None:
+        gate()
+        call(*arrays)
+    return gated
+
+
+def _native_caller(fn: Any, rows: int, cols: int) -> Callable[..., Any]:
+    """call(*arrays) through machine_code's builtin for a native function, else ctypes (a
+    kernel call of psum's 4 x 16384 floats: 6.9 us of Python and ctypes around the kernel
+    -> 1.4)."""
     if isinstance(fn, ctypes._CFuncPtr) and machine_code.UNAVAILABLE is None:
         address = ctypes.cast(fn, ctypes.c_void_p).value
         try:

@@ -1183,6 +1183,7 @@ def runtime_ir() -> str:
         "  ret void", "}"]
     decls = ["@pyjax_kernel_threads = external global i64",
              "@pyjax_kernel_grain = external global i64",
+             "@pyjax_kernel_alone = external global i64",
              "declare void @GOMP_parallel(ptr, ptr, i32, i32)",
              "declare void @llvm.x86.sse.stmxcsr(ptr)", "declare void @llvm.x86.sse.ldmxcsr(ptr)",
              "declare i64 @llvm.umin.i64(i64, i64)", "declare i64 @llvm.umax.i64(i64, i64)"]
@@ -1196,10 +1197,12 @@ _SPLITS = ("any", "rows", "columns", "one row")
 
 def _chunking(mode: list[str], w: str) -> list[str]:
     """Lines that plan a call's chunks from %R, %C and the mode lines' %mode (1: columns are
-    cut, 0: rows): %bycols, %size and %chunks of it, %t threads, %cut (more than one chunk);
-    w: the lanes a chunk of columns is a multiple of."""
+    cut, 0: rows): %bycols, %size and %chunks of it, %t threads (one for a kernel of at most
+    `pyjax_kernel_alone` elements), %cut (more than one chunk); w: the lanes a chunk of
+    columns is a multiple of."""
     return ["  %grain = load i64, ptr @pyjax_kernel_grain",
             "  %most = load i64, ptr @pyjax_kernel_threads",
+            "  %alone = load i64, ptr @pyjax_kernel_alone",
             *mode,
             "  %bycols = icmp eq i64 %mode, 1",
             "  %total = select i1 %bycols, i64 %C, i64 %R",   # what chunks cut
@@ -1218,7 +1221,10 @@ def _chunking(mode: list[str], w: str) -> list[str]:
             "  %alignneg = sub i64 0, %align",
             "  %size = and i64 %size2, %alignneg",              # a multiple of the lanes
             *_ceil_div("chunks", "%total", "%size"),
-            "  %t = call i64 @llvm.umin.i64(i64 %most, i64 %chunks)",
+            "  %tmost = call i64 @llvm.umin.i64(i64 %most, i64 %chunks)",
+            "  %elements = mul i64 %R, %C",
+            "  %lone = icmp ule i64 %elements, %alone",
+            "  %t = select i1 %lone, i64 1, i64 %tmost",
             "  %cut = icmp sgt i64 %chunks, 1"]
 
 
@@ -1265,13 +1271,14 @@ def _run_ir() -> list[str]:
 def _parallel_ir(isa: Isa, split: str, partial: tuple | None, decls: set) -> list[str]:
     """`kernel(R, C, args)`: the body at once for small shapes; else the shape cut into chunks
     of at least `pyjax_kernel_grain` elements, which up to `pyjax_kernel_threads` threads
-    (both globals belong to the process: engine.py) take one at a time through the runtime
-    module (`runtime_ir`), so a thread the OS delays holds nobody up.  `split` says what may
-    be cut: "any" (rows, or columns when rows are fewer than threads), "rows" (each row summed
-    in its own order), "columns" (totals over leading axes, added row after row) or "one row"
-    (rows, or a single row's columns: a partial total per chunk, combined in chunk order, so
-    the result does not depend on the number of threads).  Without partial totals the
-    runtime's pyjax_run does it all."""
+    (one while the kernel has at most `pyjax_kernel_alone` elements; the globals belong to the
+    process: engine.py) take one at a time through the runtime module (`runtime_ir`), so a
+    thread the OS delays holds nobody up.  `split` says what may be cut: "any" (rows, or
+    columns when rows are fewer than threads), "rows" (each row summed in its own order),
+    "columns" (totals over leading axes, added row after row) or "one row" (rows, or a single
+    row's columns: a partial total per chunk, combined in chunk order, so the result does not
+    depend on the number of threads).  Without partial totals the runtime's pyjax_run does it
+    all."""
     w = isa.lanes
     if partial is None:
         decls.add("declare void @pyjax_run(i64, i64, ptr, ptr, i64, i64)")
@@ -1282,6 +1289,7 @@ def _parallel_ir(isa: Isa, split: str, partial: tuple | None, decls: set) -> lis
                 "  ret void", "}"]
     decls.update({"@pyjax_kernel_threads = external global i64",
                   "@pyjax_kernel_grain = external global i64",
+                  "@pyjax_kernel_alone = external global i64",
                   "declare void @pyjax_chunks(ptr)", "declare void @pyjax_launch(ptr, i64)",
                   "declare i64 @llvm.umax.i64(i64, i64)", "declare i64 @llvm.umin.i64(i64, i64)"})
     mode = {"any": ["  %fewrows = icmp slt i64 %R, %most", "  %mode = zext i1 %fewrows to i64"],

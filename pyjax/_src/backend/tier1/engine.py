@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterator
 from pyjax._src.backend import fp_mode
 from pyjax._src.backend.tier1 import codegen, disk_cache
 from pyjax._src.backend.tier1.codegen import Isa
+from pyjax._src.primitives import _blas_threads
 
 #: the kernel's C signature: void kernel(int64 rows, int64 cols, void **pointers)
 KERNEL_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
@@ -95,9 +96,18 @@ def _setup() -> Any:
 
 
 #: what every parallel kernel reads on each call (codegen._parallel_ir): the most threads it
-#: splits over, and the fewest elements worth a thread of their own (large: libgomp's join
-#: waits for a worker the OS has not run, ~16 ms on a loaded machine, so only big kernels split)
-_controls = (ctypes.c_int64 * 2)(1, 1 << 18)
+#: splits over, the fewest elements worth a thread of their own (large: libgomp's join
+#: waits for a worker the OS has not run, ~16 ms on a loaded machine, so only big kernels
+#: split), and the most elements a kernel may have and still run on one thread (`gate`)
+_controls = (ctypes.c_int64 * 3)(1, 1 << 18, 0)
+#: mid-size kernels (more than one grain, at most MID_GRAINS) run on one thread while no core
+#: was idle of late: a second thread then only adds libgomp's join, which waits for a worker
+#: the OS has not run (a local psum of 1 MB, a kernel of 2^20 elements, took 112 us on one
+#: thread, 611 on two, load ~2); larger kernels gain enough from it to split regardless
+MID_GRAINS = 4
+#: whether mid-size kernels are gated (not when PYJAX_KERNEL_THREADS or PYJAX_KERNEL_GRAIN,
+#: the test switches, pin the split)
+gated = True
 #: why kernels run on one thread only, or None
 serial_reason: str | None = None
 
@@ -127,7 +137,7 @@ def _spin_count(count: int) -> Iterator[None]:
 def _load_gomp(llvm: Any) -> bool:
     """Load libgomp (GOMP_parallel starts kernels' threads) and give the kernels the thread
     controls; False, with `serial_reason` set, when it is missing."""
-    global serial_reason
+    global serial_reason, gated
     path = ctypes.util.find_library("gomp") or "libgomp.so.1"
     try:
         with _spin_count(GOMP_SPIN_COUNT):
@@ -139,9 +149,12 @@ def _load_gomp(llvm: Any) -> bool:
     address = ctypes.addressof(_controls)
     llvm.add_symbol("pyjax_kernel_threads", address)
     llvm.add_symbol("pyjax_kernel_grain", address + 8)
+    llvm.add_symbol("pyjax_kernel_alone", address + 16)
     # PYJAX_KERNEL_THREADS and PYJAX_KERNEL_GRAIN (test switches) override the defaults
-    set_threads(int(os.environ.get("PYJAX_KERNEL_THREADS", 0)) or len(os.sched_getaffinity(0)),
-                int(os.environ.get("PYJAX_KERNEL_GRAIN", 0)) or None)
+    given = [int(os.environ.get(name, 0)) for name in ("PYJAX_KERNEL_THREADS",
+                                                       "PYJAX_KERNEL_GRAIN")]
+    gated = not any(given)
+    set_threads(given[0] or len(os.sched_getaffinity(0)), given[1] or None)
     return True
 
 
@@ -155,6 +168,22 @@ def set_threads(threads: int, grain: int | None = None) -> None:
 def threads() -> tuple[int, int]:
     """(most threads, fewest elements per thread) of a kernel call."""
     return _controls[0], _controls[1]
+
+
+def mid_size(elements: int) -> bool:
+    """Whether a kernel of this many elements is gated (`gate` before each call): more than
+    one grain, at most MID_GRAINS (by the grain set now)."""
+    grain = _controls[1]
+    return gated and grain < elements <= MID_GRAINS * grain
+
+
+def gate() -> None:
+    """Before a mid-size kernel's call: such kernels run on one thread unless a core was idle
+    over the last window (`_blas_threads._spare`: /proc/stat's idle time, read at most once
+    per 0.1 s window, the answer kept in between; the same sampler decides BLAS helpers).
+    Larger kernels are never held to one thread; which thread runs a chunk never changes its
+    bits."""
+    _controls[2] = 0 if _blas_threads._spare() else MID_GRAINS * _controls[1]
 
 
 # libgomp's thread pool does not survive fork: a forked child runs kernels on one thread
