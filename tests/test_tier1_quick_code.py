@@ -192,3 +192,28 @@ def test_a_fork_waits_for_the_compile_threads_job():
         child.kill()
     assert child.exitcode == 0
     assert queue.get(timeout=5) == 2.0 * (1 << 16)
+
+
+def test_a_compile_thread_marks_its_jobs_done_on_their_own_queue(monkeypatch):
+    """A new queue and compile thread put in place while the compile thread is inside a job
+    (as tests do): each thread marks its jobs done on the queue it took them from, so neither
+    queue's count goes wrong (no "task_done() called too many times", no wait() hung)."""
+    import queue
+    import threading
+    import time
+
+    errors: list = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: errors.append(args.exc_value))
+    inside, leave, ran = threading.Event(), threading.Event(), threading.Event()
+    old = engine._jobs
+    engine.submit(lambda: (inside.set(), leave.wait(10)))
+    assert inside.wait(10)
+    monkeypatch.setattr(engine, "_worker", None)
+    monkeypatch.setattr(engine, "_jobs", queue.Queue())
+    engine.submit(ran.set)  # (a second compile thread, for the new queue)
+    leave.set()  # the first thread's job ends while the new queue is in place
+    assert ran.wait(10)
+    deadline = time.monotonic() + 10
+    while (old.unfinished_tasks or engine._jobs.unfinished_tasks) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert (old.unfinished_tasks, engine._jobs.unfinished_tasks, errors) == (0, 0, [])

@@ -391,15 +391,19 @@ _worker: threading.Thread | None = None
 _busy = threading.Lock()
 
 
-def _work() -> None:
+def _work(jobs: "queue.Queue[Callable[[], None]]") -> None:
+    """The compile thread: runs the jobs of `jobs`, the queue it was started for, marking each
+    done there.  (Another queue may take `_jobs`' place meanwhile: a test's, while this thread
+    is inside a job.  Marked done on the new one, the job made its count go wrong: "task_done()
+    called too many times" on a compile thread, and a wait() on the old one hung.)"""
     fp_mode.flush_off()  # started inside an eager operation, the thread inherited its flushing
     while True:
-        job = _jobs.get()
+        job = jobs.get()
         try:
             with _busy:
                 job()
         finally:
-            _jobs.task_done()
+            jobs.task_done()
 
 
 def submit(job: Callable[[], None]) -> None:
@@ -407,7 +411,8 @@ def submit(job: Callable[[], None]) -> None:
     global _worker
     with _lock:
         if _worker is None:
-            _worker = threading.Thread(target=_work, name="pyjax-compile", daemon=True)
+            _worker = threading.Thread(target=_work, args=(_jobs,), name="pyjax-compile",
+                                       daemon=True)
             _worker.start()
     _jobs.put(job)
 
