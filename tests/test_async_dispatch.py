@@ -263,3 +263,21 @@ def test_a_reader_runs_a_job_the_worker_has_not_started(every_call_async):
     assert time.perf_counter() - t < 10 and not busy.is_ready()
     gate.set()
     busy.block_until_ready()
+
+
+def test_pmap_and_shard_map_results_are_placed_when_computed_async():
+    """pmap and shard_map lay their (possibly pending) results out over the devices."""
+    import subprocess
+    script = """
+import numpy as np, pyjax as jax, pyjax.numpy as jnp
+from pyjax.sharding import Mesh, PartitionSpec as P
+x = jnp.arange(16.0).reshape(4, 4)
+y = jax.pmap(lambda v: v * 2.0)(x)
+mesh = Mesh(np.array(jax.devices()), ("i",))
+z = jax.shard_map(lambda v: v + 1.0, mesh=mesh, in_specs=P("i"), out_specs=P("i"))(x)
+print(len(y.devices()), len(z.devices()), float(y.sum()), float(z.sum()))
+"""
+    env = dict(os.environ, PYJAX_NUM_CPU_DEVICES="4", PYJAX_ASYNC="force")
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                         text=True, check=True, timeout=120).stdout.split()
+    assert out == ["4", "4", "240.0", "136.0"]

@@ -308,8 +308,9 @@ def _filled(shape, dtype, values=FLOAT_VALUES, shift=0):
 
 
 def _same(got, want):
-    """Identical Arrays: type, shape, dtype, weak type and bits (NaN payloads included)."""
-    assert type(got) is type(want)
+    """Identical Arrays: type (once computed: a jitted result may be pending), shape, dtype,
+    weak type and bits (NaN payloads included)."""
+    assert type(pyjax.block_until_ready(got)) is type(pyjax.block_until_ready(want))
     if isinstance(want, (tuple, list)):
         assert len(got) == len(want)
         for g, w in zip(got, want):

@@ -83,8 +83,9 @@ def jit_path():
 
 
 def assert_same(got, want):
-    """Same type, dtype, weak type, shape and bits."""
-    assert type(got) is type(want)
+    """Same type (once computed: a jitted result may be pending), dtype, weak type, shape
+    and bits."""
+    assert type(pyjax.block_until_ready(got)) is type(pyjax.block_until_ready(want))
     assert got.dtype == want.dtype
     assert got.shape == want.shape
     assert got.weak_type == want.weak_type

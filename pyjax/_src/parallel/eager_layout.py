@@ -67,7 +67,7 @@ def lay_out(prim: Any, args: tuple, params: dict) -> Any:
     specs = propagation.eqn_specs(eqn, ins, propagation.mesh_sizes(mesh))
     specs = specs or [None] * len(outs)
     shardings = propagation.shardings_on(mesh, specs, [o.aval for o in eqn.outvars])
-    laid = [placed(o, s) if type(o) is ArrayImpl else o for o, s in zip(outs, shardings)]
+    laid = [placed(o, s) if isinstance(o, ArrayImpl) else o for o, s in zip(outs, shardings)]
     return laid if prim.multiple_results else laid[0]
 
 

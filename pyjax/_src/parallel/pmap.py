@@ -118,7 +118,7 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
         if fast_key is not None:
             _remember(fast_calls, fast_key,
                       _fast_call(plan.compiled.trace(*dyn), shardings, spans))
-        return tree_unflatten(out_tree, [placed(x, s) if type(x) is ArrayImpl else x
+        return tree_unflatten(out_tree, [placed(x, s) if isinstance(x, ArrayImpl) else x
                                          for x, s in zip(out_leaves, shardings)])
 
     return pmapped

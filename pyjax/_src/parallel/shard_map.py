@@ -300,7 +300,7 @@ def _eager(prim: Primitive, args: tuple, params: dict) -> list:
     mesh = params["mesh"]
     if not isinstance(mesh, mesh_lib.Mesh):
         return outs
-    return [placed(o, NamedSharding(mesh, s)) if type(o) is ArrayImpl else o
+    return [placed(o, NamedSharding(mesh, s)) if isinstance(o, ArrayImpl) else o
             for o, s in zip(outs, params["out_specs"])]
 
 
@@ -493,7 +493,7 @@ def _call_eager(f: Callable, mesh: Any, manual: frozenset, check_vma: bool, leav
         check_out_vma(mesh, manual, out_leaf_specs, vmas)
     results = [_from_blocks(o, s, order, sizes) for o, s in zip(outs, out_leaf_specs)]
     if isinstance(mesh, mesh_lib.Mesh):
-        results = [placed(o, NamedSharding(mesh, s)) if type(o) is ArrayImpl else o
+        results = [placed(o, NamedSharding(mesh, s)) if isinstance(o, ArrayImpl) else o
                    for o, s in zip(results, out_leaf_specs)]
     return tree_unflatten(box[0], results)
 

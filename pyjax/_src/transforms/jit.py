@@ -448,7 +448,7 @@ class _Entry:
         if shardings is False:
             shardings = self.placements[key] = output_shardings(self.jaxpr, list(key))
         if shardings is not None:
-            results = [placed(r, s) if type(r) is ArrayImpl else r
+            results = [placed(r, s) if isinstance(r, ArrayImpl) else r
                        for r, s in zip(results, shardings)]
         if self.host_results:
             results = list(results)
