@@ -30,8 +30,10 @@ def every_call_async(monkeypatch):
 
 @pytest.fixture
 def by_size(monkeypatch):
-    """The default rule: programs of MIN_WORK and more run on the worker."""
+    """The default rule: programs of MIN_WORK and more run on the worker (a lower bound
+    here, so the test's arrays stay small)."""
     monkeypatch.setattr(async_dispatch, "_MODE", "")
+    monkeypatch.setattr(async_dispatch, "MIN_WORK", 2 ** 22)
     pyjax.clear_caches()
     yield
     async_dispatch.wait_all()
@@ -81,7 +83,6 @@ def test_small_call_stays_synchronous(by_size):
     x = jnp.ones((8,))
     f(x)
     assert type(f(x)) is ArrayImpl
-    assert async_dispatch.MIN_WORK > 8 * 4 * 3
 
 
 def test_pending_metadata_does_not_wait(every_call_async):
@@ -281,3 +282,16 @@ print(len(y.devices()), len(z.devices()), float(y.sum()), float(z.sum()))
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
                          text=True, check=True, timeout=120).stdout.split()
     assert out == ["4", "4", "240.0", "136.0"]
+
+
+def test_a_reader_waits_for_a_long_chain_rather_than_running_it(every_call_async):
+    """A chain of thousands of queued calls read at its end: the reader waits for the worker
+    (running the chain itself, newest first, would recurse once per call)."""
+    f = pyjax.jit(lambda x: x + 1.0)
+    f(jnp.zeros(2))
+    busy, gate = _gated(np.zeros(2, np.float32))
+    x = busy
+    for _ in range(3000):
+        x = f(x)
+    threading.Timer(0.1, gate.set).start()
+    np.testing.assert_array_equal(x, [3000.0, 3000.0])

@@ -35,10 +35,15 @@ from pyjax._src.core.array import ArrayImpl
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, jaxpr_has_effects, jaxprs_in_params
 
-#: estimated work (flops + bytes, backend/cost.py's compiled estimate) from which a call runs
-#: on the worker: ~1 ms and more here, where the hand-off (~20-60 us) is a few percent.
+#: estimated work (flops, transcendentals and bytes: backend/cost.py's compiled estimate) from
+#: which a call runs on the worker: ~10 ms and more here.  A call read at once costs 50-300 us
+#: more async on the loaded 2-core box (the reader usually runs the job itself, but the
+#: worker's wake-up takes a core from the kernel's threads): 1-3% of such a call, 5-10% of a
+#: 1-3 ms one.
 #: PYJAX_ASYNC=force makes every eligible program async (tests), =off none.
-MIN_WORK = 2 ** 23
+MIN_WORK = 2 ** 26
+#: a transcendental's weight in that estimate (a float32 exp or tanh is ~10 vector operations)
+TRANSCENDENTAL_FLOPS = 8
 _MODE = os.environ.get("PYJAX_ASYNC", "").lower()
 
 #: Python's thread switch interval while jobs are queued (seconds)
@@ -51,8 +56,7 @@ class Job:
     """One queued call: the run function, its inputs (buffers or `Result`s of earlier jobs),
     and once done its output buffers or the error it raised.  Whichever thread claims it
     first runs it: the worker, or a thread that needs its results before the worker got to
-    it (no hand-off to wait for); a job only ever waits for earlier jobs, so never in a
-    cycle."""
+    it and whose inputs are computed (no hand-off to wait for)."""
 
     __slots__ = ("run", "inputs", "out_avals", "claim", "done", "outs", "error")
 
@@ -78,9 +82,15 @@ class Job:
         self.inputs = self.run = None  # (the inputs' memory is not held past the call)
         self.done.set()
 
+    def ready_to_run(self) -> bool:
+        """Not started, and every input computed (a reader never runs a chain of jobs)."""
+        inputs = self.inputs
+        return inputs is not None and all(
+            b.__class__ is not Result or b.job.done.is_set() for b in inputs)
+
     def wait(self) -> list:
         if not self.done.is_set():
-            if self.claim.acquire(False):  # (not started: run here, flushing as the worker)
+            if self.ready_to_run() and self.claim.acquire(False):  # (flushing as the worker)
                 if flush_on(KEPT) is SWITCHED:
                     try:
                         self.execute()
@@ -190,7 +200,9 @@ def worth_async(closed: ClosedJaxpr, out_avals: Sequence[Any]) -> bool:
     if _MODE == "force":
         return True
     estimate = cost.compiled_cost(closed)
-    return estimate.get("flops", 0) + estimate.get("bytes accessed", 0) >= MIN_WORK
+    work = (estimate.get("flops", 0) + TRANSCENDENTAL_FLOPS * estimate.get("transcendentals", 0)
+            + estimate.get("bytes accessed", 0))
+    return work >= MIN_WORK
 
 
 #: primitives that call the user's Python: their programs run where they are called (the
