@@ -17,10 +17,12 @@ error raised by the computation is raised wherever the result is read.
 The worker computes with subnormals flushed (fp_mode), as every pyjax computation does.
 While jobs are queued Python's thread switch interval is shortened: the worker needs the GIL
 between native calls, and the default 5 ms wait for it would stall the computation behind a
-busy caller.  A fork waits for the queue to empty; the child starts its own worker.
+busy caller.  A fork waits for the queue to empty (the child starts its own worker), and so
+does the interpreter's exit.
 """
 from __future__ import annotations
 
+import atexit
 import os
 import queue
 import sys
@@ -263,6 +265,7 @@ class _Worker:
 
 _worker = _Worker()
 os.register_at_fork(before=_worker.drain, after_in_child=_worker.after_fork_in_child)
+atexit.register(_worker.drain)  # (no job left running in native code while Python finalizes)
 
 
 def submit(run: Callable, inputs: Sequence[Any], out_avals: Sequence[Any]) -> list:
