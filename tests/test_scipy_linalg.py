@@ -26,8 +26,6 @@ VALUES = by_name(r for r in DATA["records"] if r["kind"] == "value")
 
 #: recorded jaxprs pyjax does not print yet, with the part of pyjax (not scipy.linalg) at
 #: fault; strict: a case that starts matching must leave this table
-_VECMAT = ("custom_linear_solve's transposed matvec (jnp.linalg.solve) lacks the "
-           "reduce_sum[axes=()] JAX's linear_transpose adds")
 _SCATTER_INDEX = ("x.at[i, j].set with weak-typed traced indices: jnp indexing does not stage "
                   "JAX's convert_element_type of each index before the scatter")
 _JVP_OF_JIT = ("jvp of a jit call re-traces its body for each call, so equal bodies are not "
@@ -38,7 +36,6 @@ _COND_VMAP = "vmap of cond (as select_n): stop_gradient and the predicate broadc
 #: recorded jaxprs pyjax does not print yet, with the part of pyjax (not scipy.linalg) at
 #: fault; strict: a case that starts matching must leave this table
 KNOWN_DIFFERENCES: dict[str, str] = {
-    "inv": _VECMAT, "solve": _VECMAT, "expm": _VECMAT, "solve_sylvester_eigen": _VECMAT,
     "vmap_expm": _COND_VMAP,
     "funm": _SCATTER_INDEX, "rsf2csf": _SCATTER_INDEX, "sqrtm": _SCATTER_INDEX,
     "expm_frechet": _JVP_OF_JIT, "jvp_lu": "jvp of a jit call instantiates a symbolic-zero "

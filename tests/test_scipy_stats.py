@@ -382,8 +382,6 @@ _SHARED_JAXPR = ("pyjax's jit cache hands two identical cumsum calls one jaxpr, 
 KNOWN: dict[tuple[str, bool], str] = {
     **{(f"rankdata_{m}", x64): _SHARED_JAXPR for m in ("average", "min", "max", "nan")
        for x64 in (False, True)},
-    **{("kde_integrate_box_1d", x64): "jnp.linalg.inv's solve stages no reduce_sum in its "
-       "custom_linear_solve transpose jaxpr" for x64 in (False, True)},
 }
 #: recorded values pyjax does not reproduce, for reasons outside jax.scipy.stats
 KNOWN_VALUES: dict[tuple[str, bool], str] = {}

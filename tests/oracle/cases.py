@@ -559,6 +559,14 @@ def jaxpr_cases(jax, jnp, lax, np, x64=False):
         x[0] > 0, lambda: x + n_vec, lambda: x) + n_vec, f3)
     add("numpy_constant_grad", jax.grad(lambda x: jnp.sum(lax.cond(
         x[0] > 0, lambda: x * n_vec, lambda: x) * n_vec)), f3)
+    n_mat = np.arange(9, dtype=np.float32).reshape(3, 3)
+    add("numpy_constant_two_products", lambda x: jnp.dot(n_mat, x) + n_mat @ x, f3)
+    add("numpy_constant_linear_transpose", lambda x: jnp.dot(n_mat, x) + jax.linear_transpose(
+        lambda y: jnp.dot(n_mat, y), x)(x)[0], f3)
+    # the partial evaluation staging a function to transpose keeps an identity broadcast (its
+    # transpose: a reduce_sum over no axes), which plain staging forwards
+    add("linear_transpose_identity_broadcast", lambda x: jax.linear_transpose(
+        lambda y: lax.broadcast_in_dim(y, (3,), (0,)) * n_vec, x)(x)[0], f3)
 
     # weakly typed Python constants: JAX keeps the Python number (printed 0.01, not float32's
     # 0.009999999776482582); strong or converted ones print their converted value

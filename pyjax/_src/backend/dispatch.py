@@ -104,6 +104,11 @@ def as_operand(x: Any) -> Any:
         return x
     if hasattr(x, "__jax_array__"):
         return as_operand(x.__jax_array__())
+    if type(x) is np.ndarray and x.ndim:
+        from pyjax._src.core.trace import trace_state
+        if trace_state.trace is not None:  # one Array per NumPy array for a traced function
+            from pyjax._src.transforms.staging import numpy_constant
+            return numpy_constant(x)
     return weak_constant(x, *private_buffer(x))  # (a Python float kept, as JAX keeps it)
 
 

@@ -18,6 +18,7 @@ from pyjax._src.backend.specialized import exact
 from pyjax._src.core import dtypes
 from pyjax._src.core.avals import ShapedArray
 from pyjax._src.core.jaxpr import pp_eqn_standard
+from pyjax._src.core.trace import trace_state
 from pyjax._src.parallel import propagation
 from pyjax._src.primitives._rules import make_primitive
 from pyjax._src.transforms import ad
@@ -132,9 +133,17 @@ def broadcast_in_dim(operand: Any, shape: Sequence[int], broadcast_dimensions: S
     """Place operand's axes at `broadcast_dimensions` of an array of `shape`."""
     shape, dims = _ints(shape), _ints(broadcast_dimensions)
     if np.ndim(operand) == len(shape) and tuple(np.shape(operand)) == shape and \
-            dims == tuple(range(len(shape))) and hasattr(operand, "aval"):
+            dims == tuple(range(len(shape))) and hasattr(operand, "aval") and not (
+                shape and _keeps_identity(trace_state.trace, operand)):
         return operand
     return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=dims, sharding=None)
+
+
+def _keeps_identity(trace: Any, operand: Any) -> bool:
+    """Whether an identity broadcast of `operand` is staged: JAX's staging forwards it (its
+    forwarding rule), but the partial evaluation staging a function to transpose records it
+    when its operand is unknown (and transposes it to a reduce_sum over no axes)."""
+    return getattr(trace, "keeps_identity_broadcasts", False) and trace.is_unknown(operand)
 
 
 def broadcast(operand: Any, sizes: Sequence[int]) -> Any:

@@ -272,6 +272,10 @@ class PartialEvalTrace(Trace):
     """Known inputs → compute under `parent`; any unknown input → stage the equation into
     `staging` (a StagingTrace whose constants become the residuals)."""
 
+    #: whether lax.broadcast_in_dim stages identity broadcasts of unknown values here (see
+    #: stage_linear_flat)
+    keeps_identity_broadcasts = False
+
     def __init__(self, parent: Trace | None):
         self.parent = parent
         self.staging = StagingTrace()
@@ -333,6 +337,7 @@ def stage_linear_flat(fun: Callable[..., Sequence[Any]], avals: Sequence[ShapedA
     depends on no input is computed under the enclosing trace and enters as a constant; no
     primal is evaluated.  Dead equations are dropped."""
     pe = PartialEvalTrace(trace_state.trace)
+    pe.keeps_identity_broadcasts = True  # (as JAX's JaxprTrace, which forwards none)
     args = [pe.new_unknown(a) for a in avals]
     try:
         with use_trace(pe):

@@ -149,6 +149,22 @@ def _enclosing_numpy_copies() -> dict:
     return {}
 
 
+def numpy_constant(x: np.ndarray) -> ArrayImpl:
+    """The Array that NumPy array `x` is while a function is traced: one per array for the
+    outermost staging trace and those nested in it (as JAX makes one constvar of an array that
+    several operations or bodies read), a private copy of it."""
+    return _copy_in(_enclosing_numpy_copies(), x)
+
+
+def _copy_in(copies: dict, x: np.ndarray) -> ArrayImpl:
+    """x's private copy in the table `copies` (made on first use)."""
+    entry = copies.get(id(x))
+    if entry is None:
+        buf, weak = private_buffer(x)
+        entry = copies[id(x)] = (x, ArrayImpl(buf, weak))  # (x kept: its id stays its own)
+    return entry[1]
+
+
 class StagingTrace(Trace):
     """Records primitives as equations; see the module docstring for how constants are kept."""
 
@@ -196,11 +212,7 @@ class StagingTrace(Trace):
         """The Array a traced function's NumPy constant becomes: a private copy (it never
         aliases the caller's array), one per array for this trace and the traces it is nested
         in, so that an array closed over by several bodies is one constvar, as in JAX."""
-        entry = self._numpy_copies.get(id(x))
-        if entry is None:
-            buf, weak = private_buffer(x)
-            entry = self._numpy_copies[id(x)] = (x, ArrayImpl(buf, weak))  # (x kept: its id)
-        return entry[1]
+        return _copy_in(self._numpy_copies, x)
 
     def _constvar(self, value: Any, aval: ShapedArray) -> Var:
         var = self._const_ids.get(id(value))

@@ -262,14 +262,14 @@ def _shape_checked(fun: Callable, name: str, b_leaves: list, has_aux: bool) -> C
     return checked
 
 
-def _transposed_matvec(matvec: ClosedJaxpr, consts: list, b_tree: Any) -> Callable:
-    """vecmat: the transpose of the (linear) matvec jaxpr at its constants."""
+def _transpose_one_output(matvec: Callable, b: Any) -> Callable:
+    """vecmat: jax.linear_transpose of matvec at b's shapes, as a function of one argument."""
+    from pyjax._src.transforms.ad_api import linear_transpose
+    transposed = linear_transpose(matvec, b)
+
     def vecmat(y: Any) -> Any:
-        leaves = tree_leaves(y)
-        n = len(consts)
-        args = [*consts, *[ad.UndefinedPrimal(a) for a in matvec.in_avals[n:]]]
-        cts = ad.transpose_jaxpr(matvec.jaxpr, matvec.consts, args, leaves)
-        return tree_unflatten(b_tree, [ad.instantiate(c) for c in cts])
+        x, = transposed(y)
+        return x
     return vecmat
 
 
@@ -298,8 +298,8 @@ def custom_linear_solve(matvec: Callable, b: Any, solve: Callable[[Callable, Any
     else:
         if symmetric:
             vecmat, vecmat_jaxpr, vecmat_consts = matvec, matvec_jaxpr, matvec_consts
-        else:
-            vecmat = _transposed_matvec(matvec_jaxpr, matvec_consts, tree)
+        else:  # JAX's: the linear transpose of matvec, staged anew (not of matvec_jaxpr)
+            vecmat = _transpose_one_output(matvec, b)
             vecmat_jaxpr, vecmat_consts, _ = common.trace_body(
                 vecmat, args_tree, b_avals, "custom_linear_solve transpose_solve",
                 (matvec, b))
