@@ -48,6 +48,8 @@ def _bytes(aval: Any) -> int:
     dtype = aval.dtype
     if dtype == dtypes.float0:
         return 0
+    if isinstance(dtype, dtypes.ExtendedDType):  # a key array: its key data's bytes
+        return _size(aval) * dtype.itemsize
     return _size(aval) * max(dtypes.itemsize_bits(dtype) // 8, 1)
 
 
