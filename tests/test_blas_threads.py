@@ -199,10 +199,10 @@ def test_helpers_are_asked_only_while_the_cpus_have_room(tmp_path, monkeypatch):
     assert _blas_threads._room()
 
 
-def test_products_are_deferred_only_while_a_core_was_idle(tmp_path, monkeypatch):
-    """The CPUs' idle time (/proc/stat), read at most once per window: `defer` hands products
-    to a helper while at least a quarter of a core was idle over the last window; where idle
-    time is not reported, CPU pressure (`_room`) decides."""
+def test_spare_answers_while_a_core_was_idle(tmp_path, monkeypatch):
+    """The CPUs' idle time (/proc/stat), read at most once per window: `_spare` (tier 1's gate
+    of mid-size kernels) answers yes while at least a quarter of a core was idle over the last
+    window; where idle time is not reported, CPU pressure (`_room`) decides."""
     stat, clock = _sampled_file(tmp_path, monkeypatch, "_STAT", "_spare_state")
     tick = _blas_threads._TICK
 
@@ -227,6 +227,52 @@ def test_products_are_deferred_only_while_a_core_was_idle(tmp_path, monkeypatch)
     assert _blas_threads._spare()
     monkeypatch.setattr(_blas_threads, "_room", lambda: False)
     assert not _blas_threads._spare()
+
+
+def test_products_are_deferred_only_while_others_left_a_core(tmp_path, monkeypatch):
+    """What other processes left this one (/proc/stat's idle time plus its own CPU time),
+    read at most once per window: `defer` hands products to a helper, and `shared` asks
+    helpers under CPU pressure, while that was at least 1.5 cores over the last window (this
+    process's own threads busy on both cores count as left to it); where idle time is not
+    reported, CPU pressure (`_room`) decides."""
+    stat, clock = _sampled_file(tmp_path, monkeypatch, "_STAT", "_left_state")
+    own = [0.0]
+    monkeypatch.setattr(_blas_threads, "_own_seconds", lambda: own[0])
+    tick = _blas_threads._TICK
+
+    def report(idle_seconds):  # (user nice system idle iowait ...), in clock ticks
+        stat.write_text(f"cpu  500 0 300 {round(idle_seconds / tick) - 10} 10 0 0 0 0 0\n"
+                        "cpu0 250 0 150 0 0 0 0 0 0 0\n")
+
+    report(1000.0)
+    assert _blas_threads._left()  # no window yet
+    clock[0] += 1.0
+    own[0] += 2.0  # the caller and a helper kept both cores busy: nothing idle
+    assert _blas_threads._left()
+    clock[0] += 1.0
+    report(1000.6)
+    own[0] += 1.0  # the caller and 0.6 of a core idle: another process took the rest
+    assert _blas_threads._left()
+    clock[0] += 1.0
+    report(1000.9)
+    own[0] += 1.0  # the caller, another process busy on the other core
+    assert not _blas_threads._left()
+    clock[0] += _blas_threads._SPARE_WINDOW / 2  # within the window: the answer kept
+    report(1010.0)
+    assert not _blas_threads._left()
+    monkeypatch.setattr(_blas_threads, "_room", lambda: False)
+    real_start = _blas_threads._start_helpers
+    monkeypatch.setattr(_blas_threads, "_start_helpers", None)  # (a helper asked would fail)
+    ran = []
+    _blas_threads.shared(2, ran.append)  # the caller took both pieces
+    assert ran == [0, 1]
+    monkeypatch.setattr(_blas_threads, "_start_helpers", real_start)
+    clock[0] += 1.0
+    stat.unlink()
+    monkeypatch.setattr(_blas_threads, "_room", lambda: True)
+    assert _blas_threads._left()
+    monkeypatch.setattr(_blas_threads, "_room", lambda: False)
+    assert not _blas_threads._left()
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork")
@@ -295,10 +341,10 @@ def test_weight_gradients_run_beside_the_gradients_sent_down(monkeypatch, how):
     f, args = _mlp_grad(3)
     text = f.lower(*args).compile().as_text()
     assert text.count("defer(") == 2  # (the last product has none after it to run beside)
-    monkeypatch.setattr(_blas_threads, "_spare", lambda: False)
+    monkeypatch.setattr(_blas_threads, "_left", lambda: False)
     expected = [np.asarray(g).tobytes() for g in jax.tree_util.tree_leaves(f(*args))]
     if how != "in order":
-        monkeypatch.setattr(_blas_threads, "_spare", lambda: True)
+        monkeypatch.setattr(_blas_threads, "_left", lambda: True)
     if how == "caller":
         monkeypatch.setattr(_blas_threads, "_jobs", _Dropped(_blas_threads._jobs))
     for _ in range(5):
@@ -308,7 +354,7 @@ def test_weight_gradients_run_beside_the_gradients_sent_down(monkeypatch, how):
 
 
 def test_a_failing_deferred_product_raises_when_its_result_is_taken(monkeypatch):
-    monkeypatch.setattr(_blas_threads, "_spare", lambda: True)
+    monkeypatch.setattr(_blas_threads, "_left", lambda: True)
 
     def fail():
         raise ValueError("product")
@@ -322,7 +368,7 @@ def test_a_failing_deferred_product_raises_when_its_result_is_taken(monkeypatch)
 def test_deferred_products_flush_subnormals_as_the_caller(monkeypatch):
     """A product started on a helper flushes subnormals as the jit call does (MXCSR is per
     thread): each of its terms 1e-21 * 1e-21 is subnormal, so the result is 0."""
-    monkeypatch.setattr(_blas_threads, "_spare", lambda: True)
+    monkeypatch.setattr(_blas_threads, "_left", lambda: True)
     a, w = np.full((64, 256), 1e-21, np.float32), np.full((256, 256), 1e-21, np.float32)
     f = jax.jit(lambda a, w: (a @ w, (a + 1) @ w))
     assert "defer(" in f.lower(a, w).compile().as_text()

@@ -220,13 +220,14 @@ def pieces(flops: int) -> int:
 
 def shared(count: int, run: Callable[[int], Any]) -> None:
     """run(i) for every i in range(count), each on one BLAS thread, taken one at a time by
-    the caller and, while the CPUs have room (`_room`), by up to (cores - 1) helper threads
-    beside it.  The caller waits only for pieces a helper has taken, never for a helper that a
+    the caller and, while the CPUs have room (`_room`: no task waited long for a CPU; or
+    `_left`: other processes left this one a core for a helper), by up to (cores - 1) helper
+    threads beside it.  The caller waits only for pieces a helper has taken, never for a helper that a
     busy core has not run yet (where the BLAS's own threads made a 0.2 ms product take a
     scheduler slice on a loaded machine); and since the BLAS never runs threads of its own,
     none is left spinning after a product to take a core from the next step's kernels.  A
     piece that raised is raised here after the others, which are skipped."""
-    helpers = min(_CORES - 1, count - 1) if _room() else 0
+    helpers = min(_CORES - 1, count - 1) if _room() or _left() else 0
     if not helpers:
         restore = enter(0)
         try:
@@ -271,13 +272,13 @@ class Pending:
 
 
 def defer(fn: Callable[..., Any], *args: Any) -> Pending:
-    """fn(*args), a product on one BLAS thread, handed to a helper thread while the CPUs have
-    room (`_room`), so that the caller goes on with work that does not need it (XLA runs
-    independent products at once too: a grad step's weight gradients beside the gradient it
-    sends down) while a core has been left idle (`_spare`); else computed here and now.
-    Where it runs never changes its bits."""
+    """fn(*args), a product on one BLAS thread, handed to a helper thread while other
+    processes leave this one a core for it (`_left`), so that the caller goes on with work
+    that does not need it (XLA runs independent products at once too: a grad step's weight
+    gradients beside the gradient it sends down); else computed here and now.  Where it runs
+    never changes its bits."""
     pending = Pending()
-    if _CORES < 2 or not _spare():
+    if _CORES < 2 or not _left():
         pending.job, pending.value = None, fn(*args)
         return pending
 
@@ -380,19 +381,15 @@ def _windowed(state: list, window: float, read: Callable[[], float],
 #: where Linux counts the CPUs' idle time (its first line: all CPUs, in clock ticks)
 _STAT = "/proc/stat"
 _TICK = 1 / (os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100)
-#: idle time (in cores: 0.25 is a quarter of one) over the last window from which `defer`
-#: hands products to a helper, and the window (s; clock ticks are 10 ms)
+#: idle time (in cores: 0.25 is a quarter of one) over the last window from which `_spare`
+#: answers yes, and the window (s; clock ticks are 10 ms)
 _SPARE, _SPARE_WINDOW = 0.25, 0.1
 _spare_state: list = [-_SPARE_WINDOW, -1.0, True]  # when last read, idle seconds then, answer
 
 
 def _spare() -> bool:
     """Whether the CPUs left at least _SPARE of a core idle over the last window (`_room`
-    where Linux does not say).  A deferred product is worth its hand-off only on a core of
-    its own: under CPU pressure too low for `_room` to see (one other busy process on the 2
-    cores), the helper's products only took turns with the caller's, and cost ~10% more
-    there (cross-core caches): jit(grad) of the width-256 MLP at depth 8 6.0 -> 6.6 ms; this
-    gate answers no as soon as the other process and the caller keep both cores busy."""
+    where Linux does not say): tier 1's gate of mid-size kernels (engine.gate)."""
     answer = _windowed(_spare_state, _SPARE_WINDOW, _idle_seconds,
                        lambda idle, seconds: idle >= _SPARE * seconds)
     return _room() if answer is None else answer  # (not reported: CPU pressure decides)
@@ -403,6 +400,41 @@ def _idle_seconds() -> float:
     with open(_STAT, "rb") as f:
         fields = f.readline().split()
     return (int(fields[4]) + int(fields[5])) * _TICK
+
+
+#: cores other processes must have left this one (idle, or running it) over the last window
+#: for `_left` to answer yes: the caller's and most of a helper's
+_LEFT = 1.5
+_left_state: list = [-_SPARE_WINDOW, -1.0, True]  # when last read, free seconds then, answer
+
+
+def _left() -> bool:
+    """Whether other processes left this one at least _LEFT cores over the last window (the
+    CPUs' idle time plus this process's own CPU time; `_room` where Linux does not say).  A
+    deferred product is worth its hand-off only on a core of its own: with one other busy
+    process on the 2 cores the helper's products only took turns with the caller's, and cost
+    ~10% more (cross-core caches): jit(grad) of the width-256 MLP at depth 8 6.0 -> 6.6 ms;
+    the CPUs then leave this process 1-1.33 cores, however many threads it runs.  Its own
+    time counts as left to it, so that its own threads do not close the gate: measured as
+    idle time alone (`_spare`), a window in which the caller and a helper kept both idle
+    cores busy left none, and the next window ran on one thread.  Pieces of products ask
+    helpers when either this or `_room` says so: CPU pressure counts this process's own
+    helper waiting behind others' passing load, and closed while the CPUs were mostly free
+    (attention block forward on one thread, 41-51 ms, while JAX ran it on both cores in
+    23.8 in the same minute)."""
+    answer = _windowed(_left_state, _SPARE_WINDOW, _free_seconds,
+                       lambda free, seconds: free >= _LEFT * seconds)
+    return _room() if answer is None else answer  # (not reported: CPU pressure decides)
+
+
+def _free_seconds() -> float:
+    """The CPUs' idle (and iowait) time since boot plus this process's CPU time, in seconds
+    of one CPU: what other processes have left it."""
+    return _idle_seconds() + _own_seconds()
+
+
+#: this process's CPU time (s), all its threads
+_own_seconds = time.process_time
 
 
 _jobs: "queue.SimpleQueue" = queue.SimpleQueue()
