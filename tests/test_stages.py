@@ -192,3 +192,13 @@ def test_public_module() -> None:
     assert isinstance(traced.lower().compile(), stages.Compiled)
     info = traced.args_info[0][0]
     assert isinstance(info, stages.ArgInfo) and info.shape == () and not info.donated
+
+
+def test_programs_taking_tokens_compile_and_cost_no_bytes_for_them():
+    """A token holds no data: the cost estimate (which every compile asks, for async
+    dispatch) counts only the arrays."""
+    token = pyjax.lax.create_token()
+    f = pyjax.jit(lambda t, x: x * 2.0)
+    np.testing.assert_array_equal(f(token, jnp.ones(3)), [2.0] * 3)
+    cost = f.lower(token, jnp.ones(3)).compile().cost_analysis()
+    assert cost["bytes accessed"] == 24.0

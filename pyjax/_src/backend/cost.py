@@ -45,8 +45,8 @@ def _size(aval: Any) -> int:
 
 
 def _bytes(aval: Any) -> int:
-    dtype = aval.dtype
-    if dtype == dtypes.float0:
+    dtype = getattr(aval, "dtype", None)
+    if dtype is None or dtype == dtypes.float0:  # (a token holds no data)
         return 0
     if isinstance(dtype, dtypes.ExtendedDType):  # a key array: its key data's bytes
         return _size(aval) * dtype.itemsize
