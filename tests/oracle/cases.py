@@ -1026,4 +1026,10 @@ def error_cases(jax, jnp, lax, np, x64=False):
         ("tracer_slice_with_tracer", dynamic_slice_size_tracer),
         ("unexpected_tracer_jit", leaked_tracer),
         ("unexpected_tracer_make_jaxpr", leaked_tracer_make_jaxpr),
+        # outputs of transformed functions that are no JAX values
+        ("grad_tuple_output", lambda: jax.grad(lambda x: (x.sum(), 1))(jnp.ones(3))),
+        ("value_and_grad_string_output", lambda: jax.value_and_grad(lambda x: "s")(1.0)),
+        ("vjp_string_output", lambda: jax.vjp(lambda x: "s", 1.0)),
+        ("jvp_string_output", lambda: jax.jvp(lambda x: "s", (1.0,), (1.0,))),
+        ("vmap_string_output", lambda: jax.vmap(lambda x: "s")(jnp.ones(2))),
     ]

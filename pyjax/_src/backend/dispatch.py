@@ -65,7 +65,7 @@ def to_buffer(x: Any) -> tuple[np.ndarray, bool]:
         return x._buf, False
     if hasattr(x, "__jax_array__"):
         return to_buffer(x.__jax_array__())
-    raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX type")
+    raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type")  # (JAX's)
 
 
 def private_buffer(x: Any) -> tuple[np.ndarray, bool]:

@@ -380,7 +380,11 @@ def _check_input_dtype(name: str, x: Any, holomorphic: bool, allow_int: bool) ->
 
 
 def _check_scalar_output(name: str, out: Any, holomorphic: bool) -> None:
-    aval = abstractify(out)
+    try:
+        aval = abstractify(out)
+    except TypeError as e:  # a tuple (forgotten has_aux=True), a string, ...: JAX's words
+        raise TypeError("Gradient only defined for scalar-output functions. Output was "
+                        f"{out}.") from e
     if aval.shape:
         raise TypeError("Gradient only defined for scalar-output functions. Output had shape: "
                         f"{aval.shape}.")

@@ -199,6 +199,19 @@ def batch_flat(fun: Callable[..., Sequence[Any]], args: Sequence[Any],
 # vmap
 # ---------------------------------------------------------------------------------------------
 
+#: values a vmapped function may return unbatched without a check
+_VALUES = (Array, np.ndarray, np.generic, bool, int, float, complex)
+
+
+def _check_output(x: Any) -> None:
+    """JAX's error for a vmapped function's output that is no JAX value (a string, ...)."""
+    try:
+        abstractify(x)
+    except TypeError as e:
+        raise TypeError(f"Output from batched function {x!r} with type {type(x)} is not a "
+                        "valid JAX type") from e
+
+
 def _broadcast_prefix(prefix: Any, tree: Any, what: str) -> list:
     """`prefix` (in_axes/out_axes) expanded to one entry per leaf of `tree`."""
     if prefix is None or isinstance(prefix, int):
@@ -315,6 +328,8 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
             targets = _broadcast_prefix(out_axes, tree, "out_axes")
         results = []
         for o, d, t in zip(outs, out_dims, targets):
+            if d is None and not isinstance(o, _VALUES):
+                _check_output(o)
             if t is None:
                 if d is not None:
                     raise ValueError(f"at vmap out_axes, got axis spec None but output was "
