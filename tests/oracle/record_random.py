@@ -169,6 +169,9 @@ ERROR_CASES = [
     ("bernoulli mode", "random.bernoulli(random.key(0), 0.5, mode='middle')"),
     ("key to numpy", "np.asarray(random.key(1))"),
     ("key plus one", "random.key(1) + 1"),
+    ("split negative", "random.split(random.key(0), -1)"),
+    ("split negative in shape raw", "random.split(random.PRNGKey(0), (2, -1))"),
+    ("normal negative shape", "random.normal(random.key(0), (-1,))"),
 ]
 
 JAXPR_CASES = [

@@ -170,8 +170,10 @@ def _keys_aval(aval: ShapedArray, name: str) -> KeyTy:
 
 
 def _check_shape(shape: Sequence[int]) -> None:
+    """JAX's error for a negative size (MLIR's, where JAX lowers the key data's type)."""
     if any(d < 0 for d in shape):
-        raise ValueError("Invalid type:\nerror: unknown: invalid tensor dimension size")
+        from pyjax._src.errors import MLIRError
+        raise MLIRError("Invalid type:\nerror: unknown: invalid tensor dimension size")
 
 
 # random_seed -----------------------------------------------------------------------------------
