@@ -1,11 +1,14 @@
 """Async dispatch (backend/async_dispatch.py): large jitted calls return pending Arrays while a
 worker thread computes them, in call order; reading one waits; results equal the synchronous
 run's bits; errors surface where results are read."""
+import gc
 import os
 import pickle
 import sys
 import threading
 import time
+import traceback
+import weakref
 
 import numpy as np
 import pytest
@@ -295,3 +298,259 @@ def test_a_reader_waits_for_a_long_chain_rather_than_running_it(every_call_async
         x = f(x)
     threading.Timer(0.1, gate.set).start()
     np.testing.assert_array_equal(x, [3000.0, 3000.0])
+
+
+# ---------------------------------------------------------------------------------------------
+# A second reading: races, failures, memory and the places a pending Array travels to
+# ---------------------------------------------------------------------------------------------
+
+def _aval(value: np.ndarray) -> ShapedArray:
+    return ShapedArray(value.shape, value.dtype, False)
+
+
+def _job(x: PendingArray) -> async_dispatch.Job:
+    return async_dispatch._SLOT.__get__(x).job
+
+
+def test_an_error_read_again_keeps_its_traceback(every_call_async):
+    """Each read raises the computation's error with the computation's frames and the
+    reader's, not with every earlier read's frames piled up."""
+    def computation():
+        raise FloatingPointError("in the computation")
+    (p,) = async_dispatch.submit(computation, [], [_aval(np.zeros(3, np.float32))])
+    depths = []
+    for _ in range(4):
+        with pytest.raises(FloatingPointError) as info:
+            np.asarray(p)
+        frames = traceback.extract_tb(info.value.__traceback__)
+        assert frames[-1].name == "computation"
+        depths.append(len(frames))
+    assert len(set(depths)) == 1, depths
+
+
+def test_a_result_too_large_for_memory_fails_at_the_call(every_call_async):
+    """XLA's out-of-memory error is raised by the call, as a synchronous call raises it (the
+    worker would have handed out a broadcast view as the buffer)."""
+    f = pyjax.jit(lambda: jnp.zeros((10 ** 13,), jnp.float32))
+    for _ in range(2):
+        with pytest.raises(pyjax.errors.JaxRuntimeError, match="RESOURCE_EXHAUSTED"):
+            f()
+
+
+def test_a_result_left_unread_keeps_only_its_own_buffer(every_call_async):
+    """A training loop that keeps its unread losses must not keep every step's parameters
+    alive: a pending result holds its own output, not its call's other outputs."""
+    step = pyjax.jit(lambda p: (p * 0.5, jnp.sum(p)))
+    params = jnp.ones(1000)
+    step(params)
+    new_params, loss = step(params)
+    buffer = weakref.ref(new_params._buf)  # (computed: the loss is too, but stays unread)
+    del new_params
+    gc.collect()
+    assert type(loss) is PendingArray and buffer() is None
+    assert float(loss) == 1000.0
+
+
+def test_an_interrupted_reader_leaves_the_job_to_be_run_again(every_call_async):
+    """Ctrl-C (KeyboardInterrupt) while a reader runs a job it took from the busy worker
+    reaches that reader, but does not become the job's result: the job is run again, a
+    later read gets its value and nothing stays counted as queued."""
+    busy, gate = _gated(np.zeros(2, np.float32))  # (the worker waits in this job)
+    runs = []
+
+    def computation():
+        runs.append(threading.current_thread())
+        if len(runs) == 1:
+            raise KeyboardInterrupt
+        return [np.full(2, 7.0, np.float32)]
+    (p,) = async_dispatch.submit(computation, [], [_aval(np.zeros(2, np.float32))])
+    with pytest.raises(KeyboardInterrupt):
+        p.block_until_ready()
+    assert runs == [threading.current_thread()] and not p.is_ready()
+    gate.set()
+    async_dispatch.wait_all()  # (returns: the job was handed back, the worker ran it)
+    assert len(runs) == 2 and p.is_ready()
+    np.testing.assert_array_equal(p, [7.0, 7.0])
+    assert async_dispatch._worker.queued == 0
+
+
+def test_the_worker_survives_every_exception_and_its_count_returns_to_zero(every_call_async):
+    """Errors of any kind (BaseExceptions included) raised in the worker become the result's
+    error; the worker goes on, and the queue's count and switch interval come back."""
+    before = sys.getswitchinterval()
+    failures = [SystemExit(3), KeyboardInterrupt(), GeneratorExit(), MemoryError(),
+                ValueError("v")]
+    busy, gate = _gated(np.zeros(1, np.float32))  # (none of them is run by a reader)
+
+    def raising(exc):
+        def computation():
+            raise exc
+        return computation
+    outs = [async_dispatch.submit(raising(e), [], [_aval(np.zeros(1, np.float32))])[0]
+            for e in failures]
+    gate.set()
+    async_dispatch.wait_all()
+    for out, exc in zip(outs, failures):
+        with pytest.raises(type(exc)):
+            out.block_until_ready()
+    (ok,) = async_dispatch.submit(lambda: [np.ones(1, np.float32)], [],
+                                  [_aval(np.zeros(1, np.float32))])
+    async_dispatch.wait_all()
+    assert ok.is_ready() and float(ok[0]) == 1.0
+    assert async_dispatch._worker.queued == 0 and sys.getswitchinterval() == before
+
+
+def test_many_threads_read_one_pending_array_at_once(every_call_async):
+    f = pyjax.jit(lambda x: x * 2.0)
+    f(jnp.ones(1000))
+    p, gate = _gated(np.arange(1000, dtype=np.float32))
+    start = threading.Barrier(17)
+    seen, errors = [], []
+
+    def read(i):
+        try:
+            start.wait(10)
+            how = i % 4
+            got = (np.asarray(p) if how == 0 else f(p) / 2.0 if how == 1
+                   else p + 0.0 if how == 2 else p.block_until_ready())
+            seen.append(np.asarray(got).copy())
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+    threads = [threading.Thread(target=read, args=(i,)) for i in range(16)]
+    for t in threads:
+        t.start()
+    start.wait(10)
+    gate.set()
+    for t in threads:
+        t.join(30)
+    assert not errors and len(seen) == 16
+    for s in seen:
+        np.testing.assert_array_equal(s, np.arange(1000, dtype=np.float32))
+    assert type(p) is ArrayImpl
+
+
+def test_threads_racing_the_worker_for_jobs_count_every_job_once(every_call_async):
+    """Eight threads submit chains, read each other's results (taking jobs the worker has not
+    started) and hit failing jobs: values right, and once idle the count is zero and the
+    switch interval is back."""
+    before = sys.getswitchinterval()
+    f = pyjax.jit(lambda x, k: x * 0.5 + k)
+    f(jnp.ones(64), 1.0)
+    shared, errors = {}, []
+
+    def fail():
+        raise ArithmeticError("job failed")
+
+    def work(i):
+        try:
+            x = jnp.full(64, float(i))
+            for k in range(40):
+                x = f(x, float(k))
+                shared[(i, k)] = x
+                if k % 7 == 3:
+                    (bad,) = async_dispatch.submit(fail, [], [_aval(np.zeros(1, np.float32))])
+                    with pytest.raises(ArithmeticError):
+                        bad.block_until_ready()
+                other = shared.get(((i + 1) % 8, k))
+                if other is not None:
+                    np.asarray(other)
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors
+    for i in range(8):
+        expected = np.full(64, float(i), np.float32)
+        for k in range(40):
+            expected = expected * np.float32(0.5) + np.float32(k)
+            np.testing.assert_array_equal(shared[(i, k)], expected)
+    async_dispatch.wait_all()
+    assert async_dispatch._worker.queued == 0 and sys.getswitchinterval() == before
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_fork_waits_for_a_job_another_thread_is_running(every_call_async):
+    """A fork while a reader thread runs a job it took from the worker: the child finds that
+    job done (its thread does not exist in the child: a job still running there would never
+    finish)."""
+    busy, gate = _gated(np.zeros(1, np.float32))  # (the worker waits in this job)
+    p, slow = _gated(np.full(3, 5.0, np.float32))
+    reader = threading.Thread(target=p.block_until_ready)
+    reader.start()
+    deadline = time.monotonic() + 10
+    while not _job(p).claim.locked() and time.monotonic() < deadline:
+        time.sleep(0.001)
+    assert _job(p).claim.locked()  # (the reader runs it: the worker is busy)
+    gate.set()
+    threading.Timer(0.5, slow.set).start()
+    pid = os.fork()
+    if pid == 0:
+        threading.Timer(10, os._exit, (3,)).start()  # (a hung read fails, not hangs, the test)
+        os._exit(0 if np.array_equal(np.asarray(p), [5.0] * 3) else 1)
+    _, status = os.waitpid(pid, 0)
+    reader.join(10)
+    assert os.WEXITSTATUS(status) == 0
+
+
+def test_loops_and_transforms_over_pending_constants(every_call_async):
+    """Bodies of scan, while_loop, vmap and grad, jitted or not, closing over Arrays still
+    computing."""
+    base = np.arange(4, dtype=np.float32)
+    p, gate = _gated(base)
+    threading.Timer(0.2, gate.set).start()
+    lax = pyjax.lax
+    scan = pyjax.jit(lambda y: lax.scan(lambda c, x: (c + x * p, c), y, jnp.ones((3, 4)))[0])
+    loop = pyjax.jit(lambda y: lax.while_loop(lambda c: c[1] < 3,
+                                              lambda c: (c[0] + p, c[1] + 1), (y, 0))[0])
+    results = [scan(jnp.zeros(4)), loop(jnp.zeros(4)),
+               pyjax.vmap(lambda y: y * p)(jnp.ones((2, 4))),
+               pyjax.grad(lambda y: jnp.sum(y * p))(jnp.ones(4)),
+               lax.fori_loop(0, 3, lambda i, c: c + p, p)]
+    expected = [3 * base, 3 * base, np.stack([base, base]), base, 4 * base]
+    for got, want in zip(results, expected):
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_fork_while_another_thread_keeps_submitting():
+    """A fork waits for the queue to empty while another thread submits faster than the worker
+    computes: new jobs wait for the fork (else the queue never empties and the fork never
+    comes), and every job the child can see is done there."""
+    import subprocess
+    script = """
+import os, threading, time, numpy as np
+from pyjax._src.backend import async_dispatch
+from pyjax._src.core.avals import ShapedArray
+aval = ShapedArray((4,), np.dtype(np.float32), False)
+made, stop = [], threading.Event()
+def run():
+    x = np.ones(4, np.float32)
+    for _ in range(200):
+        x = x + 0
+    return [x]
+def submitter():
+    while not stop.is_set():
+        made.append(async_dispatch.submit(run, [], [aval])[0])
+        del made[:-20]
+thread = threading.Thread(target=submitter)
+thread.start()
+bad = 0
+for _ in range(5):
+    time.sleep(0.02)
+    pid = os.fork()
+    if pid == 0:
+        threading.Timer(10, os._exit, (3,)).start()
+        for p in list(made):
+            np.asarray(p)
+        os._exit(0)
+    bad += os.WEXITSTATUS(os.waitpid(pid, 0)[1]) != 0
+stop.set()
+thread.join()
+print(bad)
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=120, env=dict(os.environ, PYJAX_ASYNC="force"))
+    assert out.returncode == 0 and out.stdout.split() == ["0"], out.stderr[-2000:]

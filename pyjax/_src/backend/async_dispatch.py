@@ -12,13 +12,14 @@ index, with the shape and dtype) instead of the buffer.  Its shape, dtype and ty
 at once; reading `_buf` waits for the job, stores the buffer in the slot and turns the object
 into a plain `ArrayImpl` (`__class__` assignment: the subclass adds no slots), so code that
 reads `x._buf` needs no change and a finished array costs nothing more than any other.  An
-error raised by the computation is raised wherever the result is read.
+error raised by the computation is raised wherever the result is read.  A finished job hands
+each Result its own buffer and is let go, so an output left unread keeps only itself alive.
 
 The worker computes with subnormals flushed (fp_mode), as every pyjax computation does.
 While jobs are queued Python's thread switch interval is shortened: the worker needs the GIL
 between native calls, and the default 5 ms wait for it would stall the computation behind a
-busy caller.  A fork waits for the queue to empty (the child starts its own worker), and so
-does the interpreter's exit.
+busy caller.  A fork waits for every job to be done, whichever thread runs it, holding new
+ones back meanwhile (the child starts its own worker); the interpreter's exit waits too.
 """
 from __future__ import annotations
 
@@ -55,68 +56,96 @@ _SLOT = ArrayImpl.__dict__["_buf"]  # the member descriptor of ArrayImpl's `_buf
 
 
 class Job:
-    """One queued call: the run function, its inputs (buffers or `Result`s of earlier jobs),
-    and once done its output buffers or the error it raised.  Whichever thread claims it
-    first runs it: the worker, or a thread that needs its results before the worker got to
-    it and whose inputs are computed (no hand-off to wait for)."""
+    """One queued call: the run function, its inputs (buffers or `Result`s of earlier jobs)
+    and its outputs' `Result`s, which receive the buffers (or the error raised) when it is
+    done.  Whichever thread claims it first runs it: the worker, or a thread that needs its
+    results before the worker got to it and whose inputs are computed (no hand-off to wait
+    for).  Such a reader interrupted while running it (Ctrl-C) hands it back to the worker."""
 
-    __slots__ = ("run", "inputs", "out_avals", "claim", "done", "outs", "error")
+    __slots__ = ("run", "inputs", "out_avals", "results", "claim", "done")
 
     def __init__(self, run: Callable, inputs: Sequence[Any], out_avals: Sequence[Any]):
         self.run, self.inputs, self.out_avals = run, inputs, out_avals
+        self.results: list | None = [Result(self, i, a) for i, a in enumerate(out_avals)]
         self.claim = threading.Lock()
         self.done = threading.Event()
-        self.outs: list | None = None
-        self.error: BaseException | None = None
 
     def run_unless_claimed(self) -> None:
         if self.claim.acquire(False):
-            self.execute()
+            self.execute(reader=False)
 
-    def execute(self) -> None:
+    def execute(self, reader: bool) -> None:
         try:
             buffers = [b if b.__class__ is np.ndarray else _input_buffer(b) for b in self.inputs]
             outs = self.run(*buffers)
-            self.outs = [o if o.__class__ is np.ndarray and o.dtype == a.dtype
-                         else dispatch.wrap(o, a)._buf for o, a in zip(outs, self.out_avals)]
-        except BaseException as e:  # noqa: BLE001 - raised again where the result is read
-            self.error = e
-        self.inputs = self.run = None  # (the inputs' memory is not held past the call)
+            values, error = [o if o.__class__ is np.ndarray and o.dtype == a.dtype
+                             else dispatch.wrap(o, a)._buf
+                             for o, a in zip(outs, self.out_avals)], None
+        except Exception as e:  # noqa: BLE001 - raised again where a result is read
+            values, error = None, e
+        except BaseException as e:
+            if reader:  # (KeyboardInterrupt: the reader's, not the job's; it runs again)
+                self.claim.release()
+                _worker.put_back(self)
+                raise
+            values, error = None, e  # (the worker's own: it goes on)
+        self._finish(values, error)
+
+    def _finish(self, values: list | None, error: BaseException | None) -> None:
+        """Hand each Result its buffer (or the error) and let go of the job: a result left
+        unread keeps its own buffer alive, not its call's other outputs or inputs."""
+        for r in self.results:
+            if error is None:
+                r.value = values[r.index]
+            else:
+                r.error, r.traceback = error, error.__traceback__
+            r.job = None
+        self.inputs = self.run = self.results = None
         self.done.set()
+        _worker.finished()
 
     def ready_to_run(self) -> bool:
         """Not started, and every input computed (a reader never runs a chain of jobs)."""
         inputs = self.inputs
-        return inputs is not None and all(
-            b.__class__ is not Result or b.job.done.is_set() for b in inputs)
+        return inputs is not None and all(b.__class__ is not Result or b.ready() for b in inputs)
 
-    def wait(self) -> list:
+    def wait(self) -> None:
         if not self.done.is_set():
-            if self.ready_to_run() and self.claim.acquire(False):  # (flushing as the worker)
-                if flush_on(KEPT) is SWITCHED:
+            if self.ready_to_run() and self.claim.acquire(False):
+                reader = threading.get_ident() != _worker.ident
+                if flush_on(KEPT) is SWITCHED:  # (flushing as the worker)
                     try:
-                        self.execute()
+                        self.execute(reader)
                     finally:
                         flush_off()
                 else:
-                    self.execute()
+                    self.execute(reader)
             self.done.wait()
-        if self.error is not None:
-            raise self.error
-        return self.outs
 
 
 class Result:
-    """What a PendingArray's `_buf` slot holds until its job is done: the job, which of its
-    outputs, and the output's shape and dtype (so they are known without waiting)."""
+    """What a PendingArray's `_buf` slot holds until it is read: the job (until done), which
+    of its outputs, the output's shape and dtype (known without waiting), and once the job
+    is done the output's buffer or the error it raised (and where: each read raises it with
+    that traceback, not with every earlier read's frames piled on)."""
 
-    __slots__ = ("job", "index", "shape", "dtype")
+    __slots__ = ("job", "index", "shape", "dtype", "value", "error", "traceback")
 
     def __init__(self, job: Job, index: int, aval: ShapedArray):
         self.job, self.index, self.shape, self.dtype = job, index, aval.shape, aval.dtype
+        self.value = self.error = self.traceback = None
+
+    def ready(self) -> bool:
+        job = self.job
+        return job is None or job.done.is_set()
 
     def buffer(self) -> np.ndarray:
-        return self.job.wait()[self.index]
+        job = self.job
+        if job is not None:
+            job.wait()
+        if self.error is not None:
+            raise self.error.with_traceback(self.traceback)
+        return self.value
 
 
 def _input_buffer(value: Any) -> Any:
@@ -170,7 +199,7 @@ class PendingArray(ArrayImpl):
 
     def is_ready(self) -> bool:
         held = _SLOT.__get__(self)
-        return held.__class__ is not Result or held.job.done.is_set()
+        return held.__class__ is not Result or held.ready()
 
     def block_until_ready(self) -> ArrayImpl:
         self._buf  # noqa: B018 - waits, and raises the computation's error
@@ -196,6 +225,8 @@ def worth_async(closed: ClosedJaxpr, out_avals: Sequence[Any]) -> bool:
         return False
     if any(type(a) is not ShapedArray or not isinstance(a.dtype, np.dtype) for a in out_avals):
         return False  # (tokens, key arrays: made by their own wrappers)
+    if any(a.size * a.dtype.itemsize > dispatch._MEMORY_BYTES for a in out_avals):
+        return False  # (XLA's out-of-memory error, raised by the call as caller.py raises it)
     from pyjax._src.parallel import distributed
     if distributed.is_initialized():  # (collectives across processes stay in call order)
         return False
@@ -225,33 +256,50 @@ class _Worker:
         self.queue: queue.SimpleQueue = queue.SimpleQueue()
         self.lock = threading.Lock()
         self.thread: threading.Thread | None = None
-        self.queued = 0  # jobs submitted and not finished
-        self.idle = threading.Condition(self.lock)
+        self.ident: int | None = None  # (the thread's)
+        self.queued = 0  # jobs submitted and not done, whichever thread runs them
+        self.idle = threading.Condition(self.lock)  # (notified when none is left)
+        self.forks = 0  # forks under way in other threads: submissions wait for them
+        self.forked = threading.Condition(self.lock)
         self.saved_interval: float | None = None
 
     def submit(self, job: Job) -> None:
         with self.lock:
-            if self.thread is None:
-                self.thread = threading.Thread(target=self._loop, name="pyjax-async",
-                                               daemon=True)
-                self.thread.start()
+            while self.forks:  # (else a fork waiting for the queue to empty may never fork)
+                self.forked.wait()
             if self.queued == 0:
                 self.saved_interval = sys.getswitchinterval()
                 sys.setswitchinterval(min(self.saved_interval, _BUSY_SWITCH_INTERVAL))
             self.queued += 1
+            self._start()
         self.queue.put(job)
+
+    def put_back(self, job: Job) -> None:
+        """Queue again a job a reader was interrupted in (still counted as queued)."""
+        with self.lock:
+            self._start()
+        self.queue.put(job)
+
+    def _start(self) -> None:
+        if self.thread is None:
+            self.thread = threading.Thread(target=self._loop, name="pyjax-async", daemon=True)
+            self.thread.start()
+            self.ident = self.thread.ident
+
+    def finished(self) -> None:
+        """A job is done (run by the worker or by a reader)."""
+        with self.lock:
+            self.queued -= 1
+            if self.queued == 0:
+                sys.setswitchinterval(self.saved_interval)
+                self.idle.notify_all()
 
     def _loop(self) -> None:
         flush_on(KEPT)  # (this thread only ever computes: subnormals stay flushed)
         while True:
             job = self.queue.get()
-            job.run_unless_claimed()
+            job.run_unless_claimed()  # (a job a reader took, or already done: nothing)
             del job
-            with self.lock:
-                self.queued -= 1
-                if self.queued == 0:
-                    sys.setswitchinterval(self.saved_interval)
-                    self.idle.notify_all()
 
     def drain(self) -> None:
         """Wait until every queued job has finished."""
@@ -259,28 +307,45 @@ class _Worker:
             while self.queued:
                 self.idle.wait()
 
+    def before_fork(self) -> None:
+        """Wait until every job is done, and hold new ones back until the fork is made: a job
+        running at the fork (on the worker or a reader thread, which the child does not
+        have) would never finish in the child."""
+        with self.lock:
+            self.forks += 1
+            while self.queued:
+                self.idle.wait()
+
+    def after_fork_in_parent(self) -> None:
+        with self.lock:
+            self.forks -= 1
+            if not self.forks:
+                self.forked.notify_all()
+
     def after_fork_in_child(self) -> None:
         self.__init__()
 
 
 _worker = _Worker()
-os.register_at_fork(before=_worker.drain, after_in_child=_worker.after_fork_in_child)
+os.register_at_fork(before=_worker.before_fork, after_in_parent=_worker.after_fork_in_parent,
+                    after_in_child=_worker.after_fork_in_child)
 atexit.register(_worker.drain)  # (no job left running in native code while Python finalizes)
 
 
 def submit(run: Callable, inputs: Sequence[Any], out_avals: Sequence[Any]) -> list:
     """Queue `run(*inputs)` on the worker; its outputs as PendingArrays of `out_avals`."""
     job = Job(run, inputs, out_avals)
+    results = job.results  # (the job lets go of them once done, maybe before this returns)
     _worker.submit(job)
-    results = []
+    arrays = []
     new = object.__new__
-    for i, aval in enumerate(out_avals):
+    for result, aval in zip(results, out_avals):
         r = new(PendingArray)
-        _SLOT.__set__(r, Result(job, i, aval))
+        _SLOT.__set__(r, result)
         r._weak = bool(aval.weak_type)
         r._sharding = None
-        results.append(r)
-    return results
+        arrays.append(r)
+    return arrays
 
 
 def wait_all() -> None:
