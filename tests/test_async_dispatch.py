@@ -312,6 +312,18 @@ def _job(x: PendingArray) -> async_dispatch.Job:
     return async_dispatch._SLOT.__get__(x).job
 
 
+def test_an_aot_compiled_call_takes_a_pending_argument(every_call_async):
+    """jit(f).lower(x).compile()(y) with y still computing: the compiled call waits for y
+    and computes before it returns (AOT calls stay synchronous)."""
+    f = pyjax.jit(lambda x: x * 2.0)
+    compiled = f.lower(jnp.ones(4)).compile()
+    p, gate = _gated(np.full(4, 3.0, np.float32))
+    threading.Timer(0.1, gate.set).start()
+    out = compiled(p)
+    assert type(out) is ArrayImpl
+    np.testing.assert_array_equal(out, [6.0] * 4)
+
+
 def test_an_error_read_again_keeps_its_traceback(every_call_async):
     """Each read raises the computation's error with the computation's frames and the
     reader's, not with every earlier read's frames piled up."""
@@ -493,6 +505,12 @@ def test_fork_waits_for_a_job_another_thread_is_running(every_call_async):
     _, status = os.waitpid(pid, 0)
     reader.join(10)
     assert os.WEXITSTATUS(status) == 0
+
+
+def test_live_arrays_include_pending_ones(every_call_async):
+    p, gate = _gated(np.zeros(7, np.float32))
+    assert any(a is p for a in pyjax.live_arrays())
+    gate.set()
 
 
 def test_loops_and_transforms_over_pending_constants(every_call_async):

@@ -44,7 +44,7 @@ def live_arrays(platform: str | None = None) -> list:
     from pyjax._src.parallel.devices import default_backend
     if platform is not None and platform != default_backend():
         return []
-    return [obj for obj in gc.get_objects() if type(obj) is ArrayImpl]
+    return [obj for obj in gc.get_objects() if isinstance(obj, ArrayImpl)]  # (and pending)
 
 
 def print_environment_info(return_string: bool = False) -> str | None:

@@ -256,8 +256,10 @@ class Compiled(Stage):
 
 
 def _buffer(x: Any) -> np.ndarray:
+    """x's buffer, waiting for an Array still computing (an AOT call runs at once)."""
+    from pyjax._src.backend.async_dispatch import resolved
     from pyjax._src.transforms.jit import _leaf_buffer
-    return _leaf_buffer(x)
+    return resolved([_leaf_buffer(x)])[0]
 
 
 def _default_sharding() -> Any:
