@@ -513,6 +513,32 @@ def test_live_arrays_include_pending_ones(every_call_async):
     gate.set()
 
 
+def test_a_pending_array_is_traced_and_computed_on_as_the_computed_one(every_call_async):
+    """jnp on a pending Array answers as on the computed Array: eagerly the same values, dtype
+    and weak type; a traced function closing over it gets the same jaxpr (conversions of the
+    constant staged, not folded into it; a weak one made strong first)."""
+    f = pyjax.jit(lambda x: x * 2)
+    weak = jnp.asarray(2.5)
+    bases = [jnp.arange(6.0).reshape(2, 3), weak, jnp.broadcast_to(weak, (3,)), jnp.arange(3),
+             jnp.asarray([True, False])]
+    bodies = [lambda c: c.astype(jnp.float16), lambda c: c.astype(bool), lambda c: c + 1,
+              lambda c: jnp.exp(c), lambda c: jnp.mean(c), lambda c: jnp.sum(c),
+              lambda c: jnp.atleast_1d(c)[:1], lambda c: jnp.where(c > 0, c, 1),
+              lambda c: jnp.arange(4)[c.astype(int)], lambda c: jnp.asarray(c, c.dtype)]
+    for base in bases:
+        f(base)
+        for body in bodies:
+            pending, computed = f(base), f(base).block_until_ready()
+            texts = [str(pyjax.make_jaxpr(lambda y: (body(c), y))(1.0))
+                     for c in (computed, pending)]
+            assert texts[0] == texts[1]
+            assert type(pending) is PendingArray
+            got, want = body(pending), body(computed)
+            assert (got.dtype, got.weak_type) == (want.dtype, want.weak_type)
+            np.testing.assert_array_equal(got, want)
+    assert not jnp.asarray(weak, jnp.float32).weak_type  # (as in JAX)
+
+
 def test_loops_and_transforms_over_pending_constants(every_call_async):
     """Bodies of scan, while_loop, vmap and grad, jitted or not, closing over Arrays still
     computing."""

@@ -180,8 +180,8 @@ def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool |
     if device is not None or out_sharding is not None:
         return array(a, dtype=dtype, copy=bool(copy), order=order, device=device,
                      out_sharding=out_sharding)
-    if type(a) is ArrayImpl and (dtype is None or np.dtype(a.dtype) == dtype):
-        return a
+    if type(a) is ArrayImpl and (dtype is None or np.dtype(a.dtype) == dtype and not a._weak):
+        return a  # (a dtype asked for makes a weak Array strong, as in JAX)
     return array(a, dtype=dtype, copy=bool(copy), order=order)
 
 

@@ -56,6 +56,9 @@ def convert(x: Any, dtype: np.dtype, weak: bool) -> Any:
         aval = x.aval
         if aval.dtype == dtype and aval.weak_type == weak:
             return x
+    elif isinstance(x, ArrayImpl):  # one still computing (async_dispatch.py): not waited for
+        if x.dtype == dtype and x._weak == weak:
+            return x
     elif isinstance(x, Array) and x.dtype == dtype and not weak:
         return x  # a concrete array of an extended dtype (PRNG keys), already of that dtype
     return ew.convert_element_type(x, dtype, weak)

@@ -1418,7 +1418,7 @@ def convert_element_type(operand: Any, new_dtype: Any, weak_type: bool = False) 
             getattr(operand, "dtype", None), dtypes.ExtendedDType):
         return _convert_extended(operand, new_dtype)
     new_dtype = dtypes.check_user_dtype(new_dtype, "convert_element_type")
-    if isinstance(operand, Tracer) or (type(operand) is ArrayImpl and (
+    if isinstance(operand, Tracer) or (isinstance(operand, ArrayImpl) and (  # (or pending)
             trace_state.trace is not None and not operand.made_in_trace()
             or primitive.eager_layout is not None and primitive.lays_out(operand))):
         # a tracer, or an Array closed over by a traced function (a constvar: JAX stages
