@@ -365,24 +365,36 @@ def test_a_result_left_unread_keeps_only_its_own_buffer(every_call_async):
 
 def test_an_interrupted_reader_leaves_the_job_to_be_run_again(every_call_async):
     """Ctrl-C (KeyboardInterrupt) while a reader runs a job it took from the busy worker
-    reaches that reader, but does not become the job's result: the job is run again, a
-    later read gets its value and nothing stays counted as queued."""
+    reaches that reader, but does not become the job's result: the job runs again, and the
+    worker, waiting for it inside a later job that reads it, goes on; nothing stays counted
+    as queued."""
     busy, gate = _gated(np.zeros(2, np.float32))  # (the worker waits in this job)
-    runs = []
+    runs, resume = [], threading.Event()
 
     def computation():
         runs.append(threading.current_thread())
         if len(runs) == 1:
+            gate.set()  # (the worker moves on to `later` and waits there for this job)
+            time.sleep(0.3)
             raise KeyboardInterrupt
+        assert resume.wait(30)
         return [np.full(2, 7.0, np.float32)]
     (p,) = async_dispatch.submit(computation, [], [_aval(np.zeros(2, np.float32))])
+    (later,) = async_dispatch.submit(lambda b: [b + 1], [async_dispatch.pending_input(p)],
+                                     [_aval(np.zeros(2, np.float32))])
     with pytest.raises(KeyboardInterrupt):
         p.block_until_ready()
-    assert runs == [threading.current_thread()] and not p.is_ready()
-    gate.set()
-    async_dispatch.wait_all()  # (returns: the job was handed back, the worker ran it)
+    assert runs[0] is threading.current_thread()
+    assert not p.is_ready() and not later.is_ready()
+    resume.set()
+    reader = threading.Thread(target=later.block_until_ready)
+    reader.start()
+    reader.join(20)
+    assert not reader.is_alive(), "the worker waits for a job nobody runs"
     assert len(runs) == 2 and p.is_ready()
     np.testing.assert_array_equal(p, [7.0, 7.0])
+    np.testing.assert_array_equal(later, [8.0, 8.0])
+    async_dispatch.wait_all()
     assert async_dispatch._worker.queued == 0
 
 

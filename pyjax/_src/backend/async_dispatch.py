@@ -60,7 +60,7 @@ class Job:
     and its outputs' `Result`s, which receive the buffers (or the error raised) when it is
     done.  Whichever thread claims it first runs it: the worker, or a thread that needs its
     results before the worker got to it and whose inputs are computed (no hand-off to wait
-    for).  Such a reader interrupted while running it (Ctrl-C) hands it back to the worker."""
+    for).  Such a reader interrupted while running it (Ctrl-C) leaves it to a new thread."""
 
     __slots__ = ("run", "inputs", "out_avals", "results", "claim", "done")
 
@@ -84,12 +84,18 @@ class Job:
         except Exception as e:  # noqa: BLE001 - raised again where a result is read
             values, error = None, e
         except BaseException as e:
-            if reader:  # (KeyboardInterrupt: the reader's, not the job's; it runs again)
-                self.claim.release()
-                _worker.put_back(self)
+            if reader:  # (KeyboardInterrupt: the reader's, not the job's result)
+                threading.Thread(target=self._run_again, name="pyjax-async-resumed",
+                                 daemon=True).start()
                 raise
             values, error = None, e  # (the worker's own: it goes on)
         self._finish(values, error)
+
+    def _run_again(self) -> None:
+        """Run the job a reader was interrupted in, on a thread of its own: the worker may
+        be waiting for it inside a later job, so it cannot be queued behind that one."""
+        flush_on(KEPT)
+        self.execute(reader=False)
 
     def _finish(self, values: list | None, error: BaseException | None) -> None:
         """Hand each Result its buffer (or the error) and let go of the job: a result left
@@ -271,20 +277,12 @@ class _Worker:
                 self.saved_interval = sys.getswitchinterval()
                 sys.setswitchinterval(min(self.saved_interval, _BUSY_SWITCH_INTERVAL))
             self.queued += 1
-            self._start()
+            if self.thread is None:
+                self.thread = threading.Thread(target=self._loop, name="pyjax-async",
+                                               daemon=True)
+                self.thread.start()
+                self.ident = self.thread.ident
         self.queue.put(job)
-
-    def put_back(self, job: Job) -> None:
-        """Queue again a job a reader was interrupted in (still counted as queued)."""
-        with self.lock:
-            self._start()
-        self.queue.put(job)
-
-    def _start(self) -> None:
-        if self.thread is None:
-            self.thread = threading.Thread(target=self._loop, name="pyjax-async", daemon=True)
-            self.thread.start()
-            self.ident = self.thread.ident
 
     def finished(self) -> None:
         """A job is done (run by the worker or by a reader)."""
