@@ -199,36 +199,6 @@ def test_helpers_are_asked_only_while_the_cpus_have_room(tmp_path, monkeypatch):
     assert _blas_threads._room()
 
 
-def test_spare_answers_while_a_core_was_idle(tmp_path, monkeypatch):
-    """The CPUs' idle time (/proc/stat), read at most once per window: `_spare` (tier 1's gate
-    of mid-size kernels) answers yes while at least a quarter of a core was idle over the last
-    window; where idle time is not reported, CPU pressure (`_room`) decides."""
-    stat, clock = _sampled_file(tmp_path, monkeypatch, "_STAT", "_spare_state")
-    tick = _blas_threads._TICK
-
-    def report(idle_seconds):  # (user nice system idle iowait ...), in clock ticks
-        stat.write_text(f"cpu  500 0 300 {round(idle_seconds / tick) - 10} 10 0 0 0 0 0\n"
-                        "cpu0 250 0 150 0 0 0 0 0 0 0\n")
-
-    report(1000.0)
-    assert _blas_threads._spare()  # no window yet
-    clock[0] += 1.0
-    report(1000.5)  # half a core idle over the second
-    assert _blas_threads._spare()
-    clock[0] += 1.0
-    report(1000.6)  # a tenth
-    assert not _blas_threads._spare()
-    clock[0] += _blas_threads._SPARE_WINDOW / 2  # within the window: the answer kept
-    report(1010.0)
-    assert not _blas_threads._spare()
-    clock[0] += 1.0
-    stat.unlink()
-    monkeypatch.setattr(_blas_threads, "_room", lambda: True)
-    assert _blas_threads._spare()
-    monkeypatch.setattr(_blas_threads, "_room", lambda: False)
-    assert not _blas_threads._spare()
-
-
 def test_products_are_deferred_only_while_others_left_a_core(tmp_path, monkeypatch):
     """What other processes left this one (/proc/stat's idle time plus its own CPU time),
     read at most once per window: `defer` hands products to a helper, and `shared` asks
@@ -257,7 +227,7 @@ def test_products_are_deferred_only_while_others_left_a_core(tmp_path, monkeypat
     report(1000.9)
     own[0] += 1.0  # the caller, another process busy on the other core
     assert not _blas_threads._left()
-    clock[0] += _blas_threads._SPARE_WINDOW / 2  # within the window: the answer kept
+    clock[0] += _blas_threads._LEFT_WINDOW / 2  # within the window: the answer kept
     report(1010.0)
     assert not _blas_threads._left()
     monkeypatch.setattr(_blas_threads, "_room", lambda: False)

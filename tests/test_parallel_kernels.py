@@ -209,11 +209,12 @@ def test_a_large_clusters_first_call_waits_for_its_kernel(monkeypatch):
         tier1.wait()
 
 
-def test_mid_size_kernels_are_gated_by_the_idle_time(tmp_path, monkeypatch):
+def test_mid_size_kernels_are_gated_by_what_others_left(tmp_path, monkeypatch):
     """Kernels of more than one grain and at most MID_GRAINS are mid-size; before each call
-    the gate lets them split only while a core was idle over the last window (the CPUs' idle
-    time in /proc/stat, read at most once per window), else holds kernels of up to MID_GRAINS
-    grains to one thread (`pyjax_kernel_alone`)."""
+    the gate lets them split only while other processes left this one 1.5 cores over the last
+    window (the CPUs' idle time in /proc/stat plus this process's own CPU time, read at most
+    once per window), else holds kernels of up to MID_GRAINS grains to one thread
+    (`pyjax_kernel_alone`): this process's own threads busy on both cores keep it open."""
     from pyjax._src.primitives import _blas_threads
     saved = engine.threads()
     engine.set_threads(2, 1000)
@@ -221,10 +222,11 @@ def test_mid_size_kernels_are_gated_by_the_idle_time(tmp_path, monkeypatch):
     try:
         assert [engine.mid_size(n) for n in (1000, 1001, 4000, 4001)] == [
             False, True, True, False]
-        stat, clock = tmp_path / "stat", [100.0]
+        stat, clock, own = tmp_path / "stat", [100.0], [0.0]
         monkeypatch.setattr(_blas_threads, "_STAT", str(stat))
-        monkeypatch.setattr(_blas_threads, "_spare_state", [-1.0, -1, True])
+        monkeypatch.setattr(_blas_threads, "_left_state", [-1.0, -1, True])
         monkeypatch.setattr(_blas_threads.time, "monotonic", lambda: clock[0])
+        monkeypatch.setattr(_blas_threads, "_own_seconds", lambda: own[0])
 
         def report(idle_seconds):  # (user nice system idle iowait ...), in clock ticks
             stat.write_text(f"cpu  500 0 300 {round(idle_seconds / _blas_threads._TICK)} 0 0 "
@@ -234,15 +236,21 @@ def test_mid_size_kernels_are_gated_by_the_idle_time(tmp_path, monkeypatch):
         engine.gate()
         assert engine._controls[2] == 0  # (no window yet)
         clock[0] += 1.0
-        report(1000.05)  # a twentieth of a core idle over the second
+        own[0] += 2.0  # this process's 2-thread kernels kept both cores busy: none idle
+        engine.gate()
+        assert engine._controls[2] == 0
+        clock[0] += 1.0
+        report(1000.05)
+        own[0] += 1.0  # the caller, another process busy on the other core
         engine.gate()
         assert engine._controls[2] == 4000
-        clock[0] += _blas_threads._SPARE_WINDOW / 2
+        clock[0] += _blas_threads._LEFT_WINDOW / 2
         report(1010.0)
         engine.gate()  # within the window: the answer kept
         assert engine._controls[2] == 4000
         clock[0] += 1.0
-        report(1011.0)  # a whole core idle
+        report(1010.6)
+        own[0] += 1.0  # the caller and 0.6 of a core idle
         engine.gate()
         assert engine._controls[2] == 0
         monkeypatch.setattr(engine, "gated", False)  # (PYJAX_KERNEL_THREADS/GRAIN given)
@@ -265,8 +273,8 @@ tier0.BLOCKWISE_MIN = 1  # (every cluster a function of its own, which the kerne
 pyjax.config.update("jax_compile_sync", True)
 threads = lambda: len(os.listdir("/proc/self/task"))
 out = {}
-for name, size, spare in json.loads(sys.argv[1]):
-    _blas_threads._spare = lambda: spare
+for name, size, left in json.loads(sys.argv[1]):
+    _blas_threads._left = lambda: left
     x = np.ones(size, np.float32)
     f = pyjax.jit(lambda a: jnp.exp(a) * 2.0 + 1.0).lower(x).compile()
     before = threads()
@@ -277,7 +285,7 @@ print(json.dumps(out))
 
 
 def _threads_started(calls: list) -> dict:
-    """Threads each call in a fresh process started: (name, elements, a core idle?)."""
+    """Threads each call in a fresh process started: (name, elements, a core left to it?)."""
     env = {k: v for k, v in os.environ.items()
            if k not in ("PYJAX_KERNEL_THREADS", "PYJAX_KERNEL_GRAIN", "PYJAX_TIER1")}
     proc = subprocess.run([sys.executable, "-c", _ALONE_SCRIPT, json.dumps(calls)], env=env,
@@ -286,10 +294,10 @@ def _threads_started(calls: list) -> dict:
     return json.loads(proc.stdout)
 
 
-def test_a_mid_size_kernel_runs_on_one_thread_while_no_core_was_idle():
+def test_a_mid_size_kernel_runs_on_one_thread_while_others_left_no_core():
     """libgomp starts its worker at a kernel's first split: a mid-size kernel (4 grains) while
-    no core was idle starts none, one while a core was idle does, and a larger kernel (5
-    grains) splits regardless."""
+    other processes left this one no second core (`_blas_threads._left` says no) starts none,
+    one while they left it one does, and a larger kernel (5 grains) splits regardless."""
     assert _threads_started([("mid busy", 4 * 4096, False), ("mid idle", 4 * 4096, True)]) \
         == {"mid busy": 0, "mid idle": 1}
     assert _threads_started([("large busy", 5 * 4096, False)]) == {"large busy": 1}

@@ -381,18 +381,8 @@ def _windowed(state: list, window: float, read: Callable[[], float],
 #: where Linux counts the CPUs' idle time (its first line: all CPUs, in clock ticks)
 _STAT = "/proc/stat"
 _TICK = 1 / (os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100)
-#: idle time (in cores: 0.25 is a quarter of one) over the last window from which `_spare`
-#: answers yes, and the window (s; clock ticks are 10 ms)
-_SPARE, _SPARE_WINDOW = 0.25, 0.1
-_spare_state: list = [-_SPARE_WINDOW, -1.0, True]  # when last read, idle seconds then, answer
-
-
-def _spare() -> bool:
-    """Whether the CPUs left at least _SPARE of a core idle over the last window (`_room`
-    where Linux does not say): tier 1's gate of mid-size kernels (engine.gate)."""
-    answer = _windowed(_spare_state, _SPARE_WINDOW, _idle_seconds,
-                       lambda idle, seconds: idle >= _SPARE * seconds)
-    return _room() if answer is None else answer  # (not reported: CPU pressure decides)
+#: the window (s; clock ticks are 10 ms) over which `_left` judges what was left
+_LEFT_WINDOW = 0.1
 
 
 def _idle_seconds() -> float:
@@ -405,24 +395,26 @@ def _idle_seconds() -> float:
 #: cores other processes must have left this one (idle, or running it) over the last window
 #: for `_left` to answer yes: the caller's and most of a helper's
 _LEFT = 1.5
-_left_state: list = [-_SPARE_WINDOW, -1.0, True]  # when last read, free seconds then, answer
+_left_state: list = [-_LEFT_WINDOW, -1.0, True]  # when last read, free seconds then, answer
 
 
 def _left() -> bool:
     """Whether other processes left this one at least _LEFT cores over the last window (the
-    CPUs' idle time plus this process's own CPU time; `_room` where Linux does not say).  A
+    CPUs' idle time plus this process's own CPU time; `_room` where Linux does not say): it
+    decides deferred products, helpers under CPU pressure, and tier 1's gate of mid-size
+    kernels (engine.gate), whose second thread likewise needs a core of its own.  A
     deferred product is worth its hand-off only on a core of its own: with one other busy
     process on the 2 cores the helper's products only took turns with the caller's, and cost
     ~10% more (cross-core caches): jit(grad) of the width-256 MLP at depth 8 6.0 -> 6.6 ms;
     the CPUs then leave this process 1-1.33 cores, however many threads it runs.  Its own
     time counts as left to it, so that its own threads do not close the gate: measured as
-    idle time alone (`_spare`), a window in which the caller and a helper kept both idle
-    cores busy left none, and the next window ran on one thread.  Pieces of products ask
+    idle time alone, a window in which the caller and a helper (or a 2-thread kernel) kept
+    both cores busy left none idle, and the next window ran on one thread.  Pieces of products ask
     helpers when either this or `_room` says so: CPU pressure counts this process's own
     helper waiting behind others' passing load, and closed while the CPUs were mostly free
     (attention block forward on one thread, 41-51 ms, while JAX ran it on both cores in
     23.8 in the same minute)."""
-    answer = _windowed(_left_state, _SPARE_WINDOW, _free_seconds,
+    answer = _windowed(_left_state, _LEFT_WINDOW, _free_seconds,
                        lambda free, seconds: free >= _LEFT * seconds)
     return _room() if answer is None else answer  # (not reported: CPU pressure decides)
 

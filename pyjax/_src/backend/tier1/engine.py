@@ -100,8 +100,8 @@ def _setup() -> Any:
 #: waits for a worker the OS has not run, ~16 ms on a loaded machine, so only big kernels
 #: split), and the most elements a kernel may have and still run on one thread (`gate`)
 _controls = (ctypes.c_int64 * 3)(1, 1 << 18, 0)
-#: mid-size kernels (more than one grain, at most MID_GRAINS) run on one thread while no core
-#: was idle of late: a second thread then only adds libgomp's join, which waits for a worker
+#: mid-size kernels (more than one grain, at most MID_GRAINS) run on one thread while other
+#: processes left this one no second core of late: a second thread then only adds libgomp's join, which waits for a worker
 #: the OS has not run (a local psum of 1 MB, a kernel of 2^20 elements, took 112 us on one
 #: thread, 611 on two, load ~2); larger kernels gain enough from it to split regardless
 MID_GRAINS = 4
@@ -178,12 +178,14 @@ def mid_size(elements: int) -> bool:
 
 
 def gate() -> None:
-    """Before a mid-size kernel's call: such kernels run on one thread unless a core was idle
-    over the last window (`_blas_threads._spare`: /proc/stat's idle time, read at most once
-    per 0.1 s window, the answer kept in between; the same sampler decides BLAS helpers).
-    Larger kernels are never held to one thread; which thread runs a chunk never changes its
-    bits."""
-    _controls[2] = 0 if _blas_threads._spare() else MID_GRAINS * _controls[1]
+    """Before a mid-size kernel's call: such kernels run on one thread unless other processes
+    left this one 1.5 cores over the last window (`_blas_threads._left`: /proc/stat's idle
+    time plus this process's own CPU time, read at most once per 0.1 s window, the answer
+    kept in between; the same sampler decides BLAS helpers), so that its second thread has a
+    core of its own and its own kernels and products, which kept both cores busy, do not
+    hold the next one to one thread.  Larger kernels are never held to one thread; which
+    thread runs a chunk never changes its bits."""
+    _controls[2] = 0 if _blas_threads._left() else MID_GRAINS * _controls[1]
 
 
 # libgomp's thread pool does not survive fork: a forked child runs kernels on one thread
