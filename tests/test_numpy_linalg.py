@@ -21,16 +21,10 @@ DATA = load("numpy_linalg.json")
 JAXPRS = by_name(r for r in DATA["records"] if r["kind"] == "jaxpr")
 VALUES = by_name(r for r in DATA["records"] if r["kind"] == "value")
 
-_OUT_FWD = ("linearize of a jit call: a residual that is also a primal output is output "
-            "twice (JAX's _pjit_linearize forwards it to the primal output)")
-_ZERO_TANGENT = ("linearize of a jit call: a tangent output that depends on no input tangent "
-                 "(slogdet's sign, zeros_like in its custom_jvp rule) is a known output of the "
-                 "known jit call, where JAX's linearize makes it a symbolic zero")
 _GRAD_OF_JIT = "grad of a jit call is inlined, where JAX keeps two jit[name=...] calls"
 #: recorded jaxprs pyjax does not print yet, with the part of pyjax (not jnp.linalg) at fault;
 #: strict: a case that starts matching must leave this table
 KNOWN_DIFFERENCES = {
-    "grad_solve": _OUT_FWD, "grad_slogdet": _ZERO_TANGENT, "grad_slogdet_2x2": _ZERO_TANGENT,
     "grad_eigvalsh": _GRAD_OF_JIT,
 }
 

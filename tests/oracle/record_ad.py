@@ -170,6 +170,12 @@ def ad_cases(jax, jnp, lax, np, x64=False):
     add("jacfwd_weak_scalar", jax.jacfwd(lambda a: a * 2.0), 0.5)
     add("hessian_cube", jax.hessian(lambda a: jnp.sum(a ** 3)), x)
     add("hessian_two_args", jax.hessian(lambda a, b: jnp.sum(a * b * b), (0, 1)), x, y)
+    # linearize of a jit call: its known call returns neither an input it returns as it is,
+    # nor a residual that is one of its outputs (JAX's forwarding)
+    pair = jax.jit(lambda a: (a, jnp.sin(a) * a))
+    add("grad_jit_forwarded_output", grad(lambda a: pair(a)[0] * pair(a)[1]), s)
+    add("linearize_jit_forwarded_output",
+        lambda a: jax.linearize(pair, a)[1](a), s)
     return cases
 
 

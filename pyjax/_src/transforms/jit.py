@@ -30,7 +30,8 @@ from pyjax._src.core import array as array_lib, dtypes
 from pyjax._src.core.array import Array, ArrayImpl
 from pyjax._src.core.avals import MemorySpace, ShapedArray, pytype_aval_mappings
 from pyjax._src.core.jaxpr import (
-    ClosedJaxpr, Jaxpr, PrintContext, dce, eval_jaxpr, pp_eqn_standard)
+    ClosedJaxpr, Eqn, Jaxpr, PrintContext, Var, dce, eval_jaxpr, jaxpr_has_effects,
+    pp_eqn_standard)
 from pyjax._src.core.primitive import Primitive
 from pyjax._src.core.trace import Tracer, trace_state, use_trace
 from pyjax._src.parallel.mesh import context_key as mesh_context_key
@@ -116,11 +117,34 @@ def _jit_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, jaxpr: ClosedJa
     avals = [abstractify(x) for x in (*primals, *nz_tangents)]
     body = _derive(jaxpr, ("jvp", tuple(nonzero), tuple(avals)),
                    lambda: trace_to_jaxpr(jvp_of_body, avals))
-    outs = jit_p.bind(*primals, *nz_tangents, jaxpr=body, name=name)
     k = len(jaxpr.out_avals)
+    pe = trace_state.trace
+    if isinstance(pe, ad.PartialEvalTrace):  # linearize
+        unknowns = tuple(pe.is_unknown(x) for x in (*primals, *nz_tangents))
+        full = body
+        body, returned = _derive(jaxpr, ("linearized jvp", tuple(nonzero), tuple(avals),
+                                         unknowns),
+                                 lambda: _drop_known_tangents(full, k, returned, unknowns))
+    outs = jit_p.bind(*primals, *nz_tangents, jaxpr=body, name=name)
     out_dots = iter(outs[k:])
     return outs[:k], [next(out_dots) if keep else ad.Zero(a)
                       for keep, a in zip(returned, out_tangent_avals)]
+
+
+def _drop_known_tangents(body: ClosedJaxpr, k: int, returned: list, unknowns: tuple
+                         ) -> tuple[ClosedJaxpr, list]:
+    """Under linearize, the jvp body without the output tangents that depend on no unknown
+    input (a custom_jvp rule's zeros_like): JAX's linearize of a jit call makes them symbolic
+    zeros (linearize_jaxpr), so the call neither computes nor returns them."""
+    out_uk = ad.partial_eval_jaxpr(body, list(unknowns), False)[2]
+    keep = [True] * k + [uk for uk in out_uk[k:]]
+    if all(keep):
+        return body, returned
+    j = body.jaxpr
+    pruned, _ = dce(Jaxpr(j.constvars, j.invars, [v for v, kp in zip(j.outvars, keep) if kp],
+                          j.eqns, j.debug_info), [True] * sum(keep))
+    kept = iter(keep[k:])
+    return ClosedJaxpr(pruned, body.consts), [next(kept) if r else False for r in returned]
 
 
 def _jit_partial_eval(pe: ad.PartialEvalTrace, args: tuple, params: dict) -> list:
@@ -131,14 +155,15 @@ def _jit_partial_eval(pe: ad.PartialEvalTrace, args: tuple, params: dict) -> lis
     closed: ClosedJaxpr = params["jaxpr"]
     name = params["name"]
     unknowns = [pe.is_unknown(a) for a in args]
-    known, staged, out_uk, res_fwd, used = _derive(
+    known, staged, out_uk, res_fwd, res_out, out_fwd, used = _derive(
         closed, ("partial_eval", tuple(unknowns)), lambda: _split_jit_body(closed, unknowns))
-    n_known_outs = len(out_uk) - sum(out_uk)
     known_args = [a for a, u in zip([a for a, uk in zip(args, unknowns) if not uk], used) if u]
     with use_trace(pe.parent):
-        known_vals = jit_p.bind(*known_args, jaxpr=known, name=name)
-    known_outs, computed_vals = known_vals[:n_known_outs], iter(known_vals[n_known_outs:])
-    residuals = [args[f] if f is not None else next(computed_vals) for f in res_fwd]
+        known_vals = iter(jit_p.bind(*known_args, jaxpr=known, name=name))
+    known_outs = [args[f] if f is not None else next(known_vals) for f in out_fwd]
+    computed_vals = known_vals
+    residuals = [args[f] if f is not None else known_outs[o] if o is not None
+                 else next(computed_vals) for f, o in zip(res_fwd, res_out)]
     staged_outs: list = []
     if any(out_uk):
         # residuals in the order the unknown side first reads them (forwarded known inputs
@@ -152,16 +177,29 @@ def _jit_partial_eval(pe: ad.PartialEvalTrace, args: tuple, params: dict) -> lis
 
 def _split_jit_body(closed: ClosedJaxpr, unknowns: list) -> tuple:
     """(known jaxpr taking only the known inputs it reads, staged jaxpr, which outputs are
-    unknown, where each residual comes from, which known inputs are read)."""
+    unknown, which input each residual is (or None), which known output each other residual
+    is (or None: computed, an output of its own), which input each known output is (or
+    None), which known inputs are read).  As JAX's linearize of a jit call forwards them, a
+    known output that is an input, and a residual that is a known output, are not outputs of
+    the known call."""
     known, staged, out_uk, _, res_fwd = ad.partial_eval_jaxpr(closed, unknowns, False)
     n_known_outs = len(out_uk) - sum(out_uk)
-    computed = [f is None for f in res_fwd]
     kj = known.jaxpr
-    outvars = kj.outvars[:n_known_outs] + [v for v, c in zip(kj.outvars[n_known_outs:],
-                                                             computed) if c]
+    known_inputs = [i for i, uk in enumerate(unknowns) if not uk]
+    input_at = {v: known_inputs[j] for j, v in enumerate(kj.invars)}
+    out_fwd = [input_at.get(v) if type(v) is Var else None for v in kj.outvars[:n_known_outs]]
+    primal_at: dict = {}
+    for i, v in enumerate(kj.outvars[:n_known_outs]):
+        if type(v) is Var:
+            primal_at.setdefault(v, i)
+    res_out = [primal_at.get(v) if f is None else None
+               for v, f in zip(kj.outvars[n_known_outs:], res_fwd)]
+    outvars = [v for v, f in zip(kj.outvars[:n_known_outs], out_fwd) if f is None] + [
+        v for v, f, o in zip(kj.outvars[n_known_outs:], res_fwd, res_out)
+        if f is None and o is None]
     kj, used = dce(Jaxpr(kj.constvars, kj.invars, outvars, kj.eqns), [True] * len(outvars),
                    prune_invars=True)
-    return ClosedJaxpr(kj, known.consts), staged, out_uk, res_fwd, used
+    return ClosedJaxpr(kj, known.consts), staged, out_uk, res_fwd, res_out, out_fwd, used
 
 
 def _jit_transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr, name: str) -> list:
@@ -197,8 +235,29 @@ def _jit_batch(axis: batching.Axis, vals: Sequence[Any], dims: Sequence[Any], *,
     return jit_p.bind(*vals, jaxpr=batched, name=name), out_dims
 
 
+def _jit_dce(used_outputs: list[bool], eqn: Eqn) -> Eqn | None:
+    """JAX's jit DCE rule: the call without the results nobody reads and the operands its
+    body then does not read (the pruned body derived once per body and pattern, so repeated
+    grads keep one executable); None when nothing of it is needed and it has no effects."""
+    body: ClosedJaxpr = eqn.params["jaxpr"]
+    if not any(used_outputs) and not jaxpr_has_effects(body.jaxpr):
+        return None
+    if all(used_outputs):
+        return eqn
+
+    def build() -> tuple:
+        pruned, used_in = dce(body.jaxpr, used_outputs, prune_invars=True,
+                              prune_equations=True)
+        return ClosedJaxpr(pruned, body.consts), used_in
+    pruned, used_in = _derive(body, ("dce", tuple(used_outputs)), build)
+    return Eqn(jit_p, [a for a, u in zip(eqn.invars, used_in) if u],
+               [v for v, u in zip(eqn.outvars, used_outputs) if u],
+               dict(eqn.params, jaxpr=pruned), eqn.source_info)
+
+
 jit_p.jvp = _jit_jvp
 jit_p.partial_eval = _jit_partial_eval
+jit_p.dce_rule = _jit_dce
 jit_p.transpose = _jit_transpose
 batching.defcall(jit_p, _jit_batch, "jaxpr")
 
