@@ -160,7 +160,7 @@ _ON_STACK = np.empty(0, np.uint8)
 def _caller(fn: Any, rows: int, cols: int) -> Callable[..., Any]:
     """call(*arrays): fn(rows, cols, the arrays' buffers) with the GIL released; for a
     mid-size kernel (engine.mid_size), after engine.gate, which keeps it on one thread while
-    no core was idle of late."""
+    other processes left this one no second core of late."""
     call = _native_caller(fn, rows, cols)
     if not engine.mid_size(rows * cols):
         return call
