@@ -258,8 +258,8 @@ class Compiled(Stage):
 def _buffer(x: Any) -> np.ndarray:
     """x's buffer, waiting for an Array still computing (an AOT call runs at once)."""
     from pyjax._src.backend.async_dispatch import resolved
-    from pyjax._src.transforms.jit import _leaf_buffer
-    return resolved([_leaf_buffer(x)])[0]
+    from pyjax._src.transforms.jit import _leaf_input
+    return resolved([_leaf_input(x)])[0]
 
 
 def _default_sharding() -> Any:

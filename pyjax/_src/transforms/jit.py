@@ -363,8 +363,9 @@ _CANONICAL = {True: {np.dtype(d): np.dtype(d) for d in dtypes.supported_dtypes},
 _MISS = object()
 
 
-def _leaf_buffer(x: Any) -> Any:
-    """What the executable takes for leaf `x`: its buffer (a pending Array's Result)."""
+def _leaf_input(x: Any) -> Any:
+    """What a queued run takes for leaf `x`: its buffer, but a pending Array's Result (not a
+    buffer: `async_dispatch.resolved` turns a list of these into buffers for a run now)."""
     if type(x) is ArrayImpl:
         return x._buf
     if type(x) is PendingArray:
@@ -651,7 +652,7 @@ class PjitFunction:
             if config.no_execution:  # jax.no_execution() (issue 13)
                 raise RuntimeError(f"JAX tried to execute function jit({self._name}), but the "
                                    "no_execution config option is set")
-            buffers = [_leaf_buffer(x) for x in leaves]
+            buffers = [_leaf_input(x) for x in leaves]
             if entry.is_async is None:
                 entry._compile()
             if entry.is_async and not entry.lays_out and _async_leaves(leaves):
