@@ -174,24 +174,32 @@ def test_weak_types_and_scalars(every_call_async):
     assert y.weak_type and y.dtype == jnp.float32 and float(y) == 7.0
 
 
+def _in_threads(work, timeout: float, n: int = 8) -> list:
+    """Run work(0) ... work(n - 1) on n threads at once; the exceptions they raised."""
+    errors = []
+
+    def guarded(i):
+        try:
+            work(i)
+        except Exception as e:  # noqa: BLE001 - reported to the test
+            errors.append(e)
+    threads = [threading.Thread(target=guarded, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout)
+    return errors
+
+
 def test_concurrent_calls_from_eight_threads(every_call_async):
     f = pyjax.jit(lambda x, k: jnp.cumsum(x * k) + k)
     xs = [jnp.arange(1000.0) + i for i in range(8)]
     f(xs[0], 1.0)
-    results, errors = {}, []
+    results = {}
 
     def work(i):
-        try:
-            outs = [f(xs[i], float(k)) for k in range(20)]
-            results[i] = [np.asarray(o) for o in outs]
-        except Exception as e:  # noqa: BLE001
-            errors.append(e)
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
-    assert not errors and len(results) == 8
+        results[i] = [np.asarray(f(xs[i], float(k))) for k in range(20)]
+    assert not _in_threads(work, 60) and len(results) == 8
     for i in range(8):
         for k in range(20):
             ref = np.cumsum((np.arange(1000.0, dtype=np.float32) + i) * k) + k
@@ -460,32 +468,24 @@ def test_threads_racing_the_worker_for_jobs_count_every_job_once(every_call_asyn
     before = sys.getswitchinterval()
     f = pyjax.jit(lambda x, k: x * 0.5 + k)
     f(jnp.ones(64), 1.0)
-    shared, errors = {}, []
+    shared = {}
 
     def fail():
         raise ArithmeticError("job failed")
 
     def work(i):
-        try:
-            x = jnp.full(64, float(i))
-            for k in range(40):
-                x = f(x, float(k))
-                shared[(i, k)] = x
-                if k % 7 == 3:
-                    (bad,) = async_dispatch.submit(fail, [], [_aval(np.zeros(1, np.float32))])
-                    with pytest.raises(ArithmeticError):
-                        bad.block_until_ready()
-                other = shared.get(((i + 1) % 8, k))
-                if other is not None:
-                    np.asarray(other)
-        except Exception as e:  # noqa: BLE001
-            errors.append(e)
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
-    assert not errors
+        x = jnp.full(64, float(i))
+        for k in range(40):
+            x = f(x, float(k))
+            shared[(i, k)] = x
+            if k % 7 == 3:
+                (bad,) = async_dispatch.submit(fail, [], [_aval(np.zeros(1, np.float32))])
+                with pytest.raises(ArithmeticError):
+                    bad.block_until_ready()
+            other = shared.get(((i + 1) % 8, k))
+            if other is not None:
+                np.asarray(other)
+    assert not _in_threads(work, 120)
     for i in range(8):
         expected = np.full(64, float(i), np.float32)
         for k in range(40):
