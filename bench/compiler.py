@@ -3,14 +3,22 @@
     PYTHONPATH=. /work/oracle/bin/python bench/compiler.py      # tier 0, tier 1, NumPy, JAX
     PYTHONPATH=. .venv/bin/python bench/compiler.py --quick     # small sizes (JAX optional)
 
-Each column runs in a fresh process: pyjax tier 0 (PYJAX_TIER1=off: fused clusters as
-blockwise NumPy), pyjax tier 1 (llvmlite kernels), plain NumPy float32 where the computation
-has a natural NumPy form, and JAX when it is importable.  Per workload: the first call (ms) of
-a fresh function (caches cleared, a new closure jitted; pyjax compiles its kernels before the
-call, `jax_compile_sync`) and the median steady call (ms; µs for the jit call overhead row).
-Ratios are tier 1 / JAX, checked against issue 14's targets; each column's results are checked
-against JAX's (or NumPy's) values.  Last, the peak-RSS growth of jit(selu) on 50M floats
-(resource.getrusage), one fresh process per column.
+Columns: pyjax tier 0 (PYJAX_TIER1=off: fused clusters as blockwise NumPy), pyjax tier 1
+(llvmlite kernels), plain NumPy float32 where the computation has a natural NumPy form, and JAX
+when it is importable.  Per workload: the first call (ms) of a fresh function (caches cleared, a
+new closure jitted; pyjax compiles its kernels before the call, `jax_compile_sync`) and the
+median steady call (ms; µs for the jit call overhead row).  Ratios are tier 1 / JAX, checked
+against issue 14's targets; each column's results are checked against JAX's (or NumPy's)
+values.  Last, the peak-RSS growth of jit(selu) on 50M floats (resource.getrusage), one fresh
+process per column.
+
+Tier 1 and JAX, the columns whose ratio is reported, are interleaved by default: per workload,
+`--rounds` fresh processes each (2), tier 1 and JAX in turn (ABBA: a load drifting over a
+workload's rounds falls on both alike), each column reporting the median of its rounds' steady
+times and its first round's first call.  Run one column after another, minutes apart, a passing
+load hit one column and not the other (t1/jax swung 0.86-1.32 between runs).  Tier 0 and NumPy
+run one process each over all workloads, as every column does with `--per-column`.  The load
+average is printed before and after.
 
 pyjax keeps native kernels on disk under `jax_compilation_cache_dir`; it is off unless
 JAX_COMPILATION_CACHE_DIR is set (JAX reads it too), and, as in JAX, entries that compiled in
@@ -23,6 +31,7 @@ import argparse
 import json
 import math
 import os
+import pickle
 import platform
 import subprocess
 import sys
@@ -34,6 +43,8 @@ from typing import Any, Callable
 # bench/ holds scripts named like standard modules (random.py): keep it off the import path
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
+
+import tempfile  # noqa: E402 (imports random)
 
 import numpy as np  # noqa: E402
 
@@ -239,7 +250,28 @@ def make_data(quick: bool) -> dict:
     }
 
 
-# ---- measuring, one process per column ----
+def save_data(quick: bool, directory: str) -> None:
+    """make_data's entries, one pickle each under `directory`, made once for every process."""
+    for key, value in make_data(quick).items():
+        with open(os.path.join(directory, key + ".pickle"), "wb") as f:
+            pickle.dump(value, f, protocol=4)  # (arrays unpickled into memory of their own)
+
+
+class SavedData(dict):
+    """save_data's entries, each read when a workload first asks for it: a workload's process
+    reads only its own inputs (make_data takes ~2.5 s at full sizes, each process over)."""
+
+    def __init__(self, directory: str):
+        super().__init__()
+        self.directory = directory
+
+    def __missing__(self, key: str) -> Any:
+        with open(os.path.join(self.directory, key + ".pickle"), "rb") as f:
+            self[key] = value = pickle.load(f)
+        return value
+
+
+# ---- measuring, in fresh processes ----
 
 def _leaves(tree: Any) -> list:
     """The arrays of a result (nested tuples and lists)."""
@@ -301,9 +333,10 @@ def _library(column: str) -> Any:
     return jax
 
 
-def run_column(column: str, quick: bool) -> dict:
-    """{workload: (first ms, steady ms) or an error string} for one column, plus `_info`."""
-    d = make_data(quick)
+def run_column(column: str, d: dict, only: str | None = None) -> dict:
+    """{workload: (first ms, steady ms, fingerprint) or an error string} for one column on
+    make_data's inputs `d` (the workload named `only`, or all), plus `_cache`, the state of its
+    caches."""
     out: dict[str, Any] = {}
     jax = None if column == "numpy" else _library(column)
     settle = lambda: None  # noqa: E731
@@ -311,6 +344,8 @@ def run_column(column: str, quick: bool) -> dict:
         from pyjax._src.backend import tier1
         settle = tier1.wait
     for w in WORKLOADS:
+        if only is not None and w.name != only:
+            continue
         try:
             if jax is None:
                 if w.numpy is None:
@@ -326,34 +361,57 @@ def run_column(column: str, quick: bool) -> dict:
             out[w.name] = _time(jax.jit(f), args, jax.block_until_ready, settle, w)
         except Exception as e:  # noqa: BLE001 - reported in the table, the rest still run
             out[w.name] = f"{type(e).__name__}: {e}"[:300]
-    out["_info"] = _cache_info(column)
+    out["_cache"] = _cache_state(column)
     return out
 
 
-def _cache_info(column: str) -> str:
-    """Whether the disk caches of compiled code were in use, and warm."""
+#: a column's cache state's counts, added up over its processes (`_merged`)
+_COUNTS = ("processes", "loaded", "compiled", "writes", "skipped")
+
+
+def _cache_state(column: str) -> dict:
+    """This process's disk caches of compiled code: {"text": ...}, or tier 1's numbers."""
     if column == "jax":
         import jax
         path = jax.config.jax_compilation_cache_dir
-        return f"JAX {jax.__version__}, persistent compilation cache: {path or 'off'}"
+        return {"text": f"JAX {jax.__version__}, persistent compilation cache: {path or 'off'}"}
     if column == "numpy":
-        return ""
+        return {"text": ""}
+    if column == "tier0":
+        return {"text": "tier 0: no native kernels (PYJAX_TIER1=off)"}
     from pyjax._src.backend.tier1 import disk_cache, engine
     from pyjax._src.config import config as jax_config
-    if column == "tier0":
-        return "tier 0: no native kernels (PYJAX_TIER1=off)"
-    path, counts = disk_cache.directory(), engine.counts()
-    n = engine.threads()[0] if hasattr(engine, "threads") else 1
+    path, counts, stats = disk_cache.directory(), engine.counts(), disk_cache.statistics()
+    return {"path": path, "processes": 1, "loaded": counts["loaded"],
+            "compiled": counts["compiled"], "writes": stats["writes"],
+            "skipped": stats["skipped"], "threads": engine.threads()[0],
+            "min_time": jax_config.persistent_cache_min_compile_time_secs}
+
+
+def _merged(states: list[dict]) -> dict:
+    """One state for a column's processes: their counts added up."""
+    out = dict(states[0])
+    if "text" not in out:
+        out.update({k: sum(s[k] for s in states) for k in _COUNTS})
+    return out
+
+
+def _cache_info(state: dict) -> str:
+    """Whether the disk caches of compiled code were in use, and warm."""
+    if "text" in state:
+        return state["text"]
+    n, processes = state["threads"], state["processes"]
     threads = f"; tier 1 kernels split over up to {n} thread{'s' * (n > 1)}"
-    if path is None:
+    where = "in-process" if processes == 1 else f"in its first round's {processes} processes"
+    if state["path"] is None:
         return (f"pyjax disk cache of native kernels: off (jax_compilation_cache_dir unset), "
-                f"so cold: {counts['compiled']} kernels compiled in-process{threads}")
-    warm = "warm" if counts["compiled"] == 0 else "cold" if counts["loaded"] == 0 else "part warm"
-    stats = disk_cache.statistics()
-    return (f"pyjax disk cache of native kernels at {path}: {warm} ({counts['loaded']} kernels "
-            f"loaded, {counts['compiled']} compiled; {stats['writes']} written, "
-            f"{stats['skipped']} under jax_persistent_cache_min_compile_time_secs="
-            f"{jax_config.persistent_cache_min_compile_time_secs}){threads}")
+                f"so cold: {state['compiled']} kernels compiled {where}{threads}")
+    loaded, compiled = state["loaded"], state["compiled"]
+    warm = "warm" if compiled == 0 else "cold" if loaded == 0 else "part warm"
+    return (f"pyjax disk cache of native kernels at {state['path']}: {warm} ({loaded} kernels "
+            f"loaded, {compiled} compiled {where}; {state['writes']} written, "
+            f"{state['skipped']} under jax_persistent_cache_min_compile_time_secs="
+            f"{state['min_time']}){threads}")
 
 
 def peak_selu(column: str, n: int) -> float:
@@ -394,16 +452,45 @@ def _env(column: str) -> dict:
     return env
 
 
-def _spawn(column: str, quick: bool) -> dict:
-    """run_column in a fresh process (first calls and in-process kernel caches start cold)."""
-    cmd = [sys.executable, os.path.abspath(__file__), "--column", column] + (
-        ["--quick"] if quick else [])
+def _spawn(column: str, data: str, only: str | None = None) -> dict:
+    """run_column in a fresh process (first calls and in-process kernel caches start cold),
+    on save_data's directory `data`: a failed process answers {"_info": why}."""
+    cmd = [sys.executable, os.path.abspath(__file__), "--column", column, "--data", data] + (
+        ["--workload", only] if only is not None else [])
     res = subprocess.run(cmd, capture_output=True, text=True, env=_env(column))
     try:
         return json.loads(res.stdout.strip().splitlines()[-1])
     except (IndexError, ValueError):
         tail = (res.stderr or res.stdout).strip().splitlines()[-1:] or ["no output"]
         return {"_info": f"{column} failed: {tail[0]}"}
+
+
+def interleaved(columns: list[str], data: str, rounds: int) -> dict:
+    """{column: results} as run_column's, each workload run in `rounds` fresh processes per
+    column, the columns in turn (in reverse every other round): per column, the first round's
+    first call and fingerprint, the median of the rounds' steady times (a round's error is
+    reported instead)."""
+    results: dict[str, dict] = {c: {} for c in columns}
+    states: dict[str, list] = {c: [] for c in columns}
+    for w in WORKLOADS:
+        runs: dict[str, list] = {c: [] for c in columns}
+        for r in range(rounds):
+            for c in columns if r % 2 == 0 else columns[::-1]:
+                out = _spawn(c, data, w.name)
+                runs[c].append(out.get(w.name, out.get("_info", "no result")))
+                if r == 0 and "_cache" in out:
+                    states[c].append(out["_cache"])
+        for c, got in runs.items():
+            failed = [g for g in got if isinstance(g, str)]
+            if failed:
+                results[c][w.name] = failed[0]
+            else:
+                first, _, check = got[0]
+                results[c][w.name] = [first, float(np.median([g[1] for g in got])), check]
+    for c in columns:
+        if states[c]:
+            results[c]["_cache"] = _merged(states[c])
+    return results
 
 
 # ---- the report ----
@@ -432,16 +519,25 @@ def _ratio(a: Any, b: Any, i: int) -> float | None:
     return None
 
 
-def report(results: dict, quick: bool) -> None:
-    """Print the table, the targets, the caches' state and any errors."""
+def report(results: dict, quick: bool, rounds: int | None) -> None:
+    """Print the table, the targets, the caches' state and any errors; `rounds`: tier 1's and
+    JAX's per workload (interleaved), None where each column ran in one process."""
     cols = list(results)
     with_jax = "jax" in results
     print(f"host: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"Python {platform.python_version()}, NumPy {np.__version__}"
           + (", quick sizes" if quick else ""))
-    print("ms: first call of a fresh function (trace + compile + run; caches cleared, but a "
-          "native kernel an earlier row compiled\nis reused within a pyjax column's process), "
-          "then the median steady call (µs for the jit call row); t1/jax: tier 1 / JAX")
+    if rounds is None:
+        print("ms: first call of a fresh function (trace + compile + run; caches cleared, but a "
+              "native kernel an earlier row compiled\nis reused within a pyjax column's "
+              "process), then the median steady call (µs for the jit call row); t1/jax: tier 1 "
+              "/ JAX")
+    else:
+        print(f"ms: first call of a fresh function (trace + compile + run; caches cleared; tier "
+              f"1 and JAX: a fresh process per workload,\nthe first round's; tier 0 and NumPy: "
+              f"one process each), then the median steady call (µs for the jit call row; tier 1 "
+              f"and\nJAX: the median of {rounds} rounds' medians, the two columns' processes in "
+              f"turn); t1/jax: tier 1 / JAX")
     head = f"{'workload':26s}" + "".join(f"{c + ' 1st':>10s}{c:>9s}" for c in cols)
     if with_jax:
         head += f"{'t1/jax':>8s}{'target':>8s}{'met':>5s}{'1st t1/jax':>11s}{'met':>5s}"
@@ -462,8 +558,9 @@ def report(results: dict, quick: bool) -> None:
             line += f"{_met(first, FIRST_TARGET):>5s}"
         print(line)
     for c in cols:
-        if results[c].get("_info"):
-            print(results[c]["_info"])
+        info = results[c].get("_info") or _cache_info(results[c].get("_cache", {"text": ""}))
+        if info:
+            print(info)
     for e in errors:
         print("error:", e)
     for w in WORKLOADS:
@@ -508,15 +605,32 @@ def _compile_bytecode() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="fresh processes per workload for tier 1 and JAX, in turn (2)")
+    parser.add_argument("--per-column", action="store_true",
+                        help="each column in one process over all workloads, one after another")
     parser.add_argument("--column", help=argparse.SUPPRESS)  # internal: one column, as JSON
+    parser.add_argument("--data", help=argparse.SUPPRESS)  # internal: save_data's directory
+    parser.add_argument("--workload", help=argparse.SUPPRESS)  # internal: only this one
     opts = parser.parse_args()
     if opts.column:
-        print(json.dumps(run_column(opts.column, opts.quick)))
+        print(json.dumps(run_column(opts.column, SavedData(opts.data), opts.workload)))
         return
     columns = ["tier0", "tier1", "numpy"] + (["jax"] if _has_jax() else [])
     _compile_bytecode()
-    results = {c: _spawn(c, opts.quick) for c in columns}
-    report(results, opts.quick)
+    print("load average (1, 5, 15 min) before: %.2f %.2f %.2f" % os.getloadavg(), flush=True)
+    with tempfile.TemporaryDirectory(prefix="bench-compiler-") as data:
+        save_data(opts.quick, data)
+        if opts.per_column:
+            results, rounds = {c: _spawn(c, data) for c in columns}, None
+        else:
+            rounds = max(1, opts.rounds)
+            results = {c: _spawn(c, data) for c in ("tier0", "numpy")}
+            results.update(interleaved([c for c in columns if c in ("tier1", "jax")], data,
+                                       rounds))
+            results = {c: results[c] for c in columns}
+    print("load average (1, 5, 15 min) after: %.2f %.2f %.2f" % os.getloadavg())
+    report(results, opts.quick, rounds)
     n = 1_000_000 if opts.quick else 50_000_000
     peaks = {c: peak_selu(c, n) for c in columns}
     print(f"peak RSS above the input, jit(selu) on {n // 1_000_000}M float32 (MiB, a fresh "
