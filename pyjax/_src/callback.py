@@ -125,6 +125,7 @@ def _callback_abstract_eval(*avals: ShapedArray, result_avals: tuple, **_: Any) 
 # ---------------------------------------------------------------------------------------------
 
 pure_callback_p = Primitive("pure_callback", multiple_results=True)
+pure_callback_p.calls_python = True
 pure_callback_p.impl = _make_callback_impl("jax.pure_callback")
 pure_callback_p.abstract_eval = _callback_abstract_eval
 pure_callback_p.eager = apply_primitive  # params hold functions: no abstract-eval cache
@@ -223,6 +224,7 @@ io_callback_p = Primitive("io_callback", multiple_results=True)
 io_callback_p.impl = _make_callback_impl("jax.io_callback")
 io_callback_p.abstract_eval = _callback_abstract_eval
 io_callback_p.eager = apply_primitive
+io_callback_p.calls_python = True
 io_callback_p.effectful = True  # never dropped, even when its results are unused
 
 

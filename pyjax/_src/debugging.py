@@ -72,6 +72,7 @@ def _debug_rules(prim: Primitive, host_fn: Callable[[dict], Callable[..., Any]])
         _run, host_fn(params), [as_operand(a) for a in args], False)
     prim.abstract_eval = lambda *avals, **params: []
     prim.effectful = True
+    prim.calls_python = True
     prim.jvp = lambda primals, tangents, **params: (prim.bind(*primals, **params), [])
     prim.transpose = lambda cts, *args, **params: [None] * len(args)
     prim.batch = lambda args, dims, **params: _unrolled_batch(prim, args, dims, params)

@@ -217,8 +217,11 @@ def pending_input(x: PendingArray) -> Any:
     return _SLOT.__get__(x)
 
 
-def resolved(inputs: Sequence[Any]) -> list:
-    """`inputs` with every Result replaced by its buffer (waiting): a synchronous run's."""
+def resolved(inputs: Sequence[Any]) -> Sequence[Any]:
+    """`inputs` with every Result replaced by its buffer (waiting): a synchronous run's.
+    Without a Result among them (nearly always), `inputs` itself: no list built."""
+    if Result not in map(type, inputs):
+        return inputs
     return [_input_buffer(b) for b in inputs]
 
 
@@ -244,14 +247,11 @@ def worth_async(closed: ClosedJaxpr, out_avals: Sequence[Any]) -> bool:
     return work >= MIN_WORK
 
 
-#: primitives that call the user's Python: their programs run where they are called (the
-#: callback's thread, its errors at the call, as the user reads them)
-_PYTHON_CALLS = frozenset({"pure_callback", "io_callback", "debug_callback"})
-
-
 def _calls_python(jaxpr: Jaxpr) -> bool:
-    return any(e.primitive.name in _PYTHON_CALLS or any(map(_calls_python,
-                                                            jaxprs_in_params(e.params)))
+    """Whether `jaxpr` (or a body it holds) calls the user's Python (`Primitive.calls_python`):
+    such a program runs where it is called (the callback on the caller's thread, its errors
+    at the call, as the user reads them)."""
+    return any(e.primitive.calls_python or any(map(_calls_python, jaxprs_in_params(e.params)))
                for e in jaxpr.eqns)
 
 
@@ -347,5 +347,5 @@ def submit(run: Callable, inputs: Sequence[Any], out_avals: Sequence[Any]) -> li
 
 
 def wait_all() -> None:
-    """Wait for every queued computation (`jax.effects_barrier` and friends)."""
+    """Wait for every queued computation (tests; effects never run on the worker)."""
     _worker.drain()

@@ -11,6 +11,8 @@
                                         (scan: JAX's rule hoists loop-invariant work then too)
     pp_rule(eqn, context)               custom jaxpr printing (None: the standard form)
     effectful                           has effects beyond its outputs: never dropped as dead
+    calls_python                        runs the user's Python (callbacks): a program holding
+                                        it runs where it is called, never on the async worker
     const_fold(*args, **params)         outputs for constant operands, or None: used when a
                                         jaxpr is inlined into a trace (JAX's const_fold_rules)
     specialize(*avals, **params)        the impl for operands of these types with the params
@@ -63,6 +65,7 @@ class Primitive:
     #: extension API's and hijax's, inherit them)
     foldable = False
     partial_eval_known = False
+    calls_python = False
     sharding_rule: Callable[..., Any] | None = None
     result_mesh: Callable[[dict], Any] | None = None
 
